@@ -1,0 +1,319 @@
+// The xfbench commands: list, check, bench, forward.
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "app.h"
+#include "grid.h"
+#include "options.h"
+#include "registry.h"
+#include "report.h"
+
+static const char *prog = "xfbench";
+
+// One variant to run on a stage: a primitive variant, or a family's
+// composition for a compound stage.
+typedef struct {
+    xf_runner r;
+    const char *cflags;
+    const char *unavailable; // why it cannot run here, or NULL
+    char note[256];          // fallbacks of a composition
+} entry;
+
+static int in_list(const char *list, const char *name)
+{
+    if (!list || !strcmp(list, "all")) return 1;
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && !strncmp(p, name, n)) return 1;
+        p += len + (end ? 1 : 0);
+    }
+    return 0;
+}
+
+static int select_entries(xf_stage stage, const xf_options *o, entry *out, int max)
+{
+    int n = 0;
+    for (int f = 0; f < xf_registry_count(); f++) {
+        const xf_family *fam = xf_registry_family(f);
+        if (stage < XF_FIRST_COMPOUND) {
+            for (const xf_variant *v = fam->variants; v->name && n < max; v++) {
+                if (v->stage != stage || !in_list(o->variants, v->name)) continue;
+                entry *e = &out[n++];
+                memset(e, 0, sizeof *e);
+                e->r.v = v, e->r.name = v->name, e->cflags = fam->cflags;
+                e->unavailable = xf_variant_unavailable(v);
+            }
+        } else if (in_list(o->variants, fam->name) && n < max) {
+            entry *e = &out[n++];
+            memset(e, 0, sizeof *e);
+            char err[256];
+            if (xf_ops_for_family(fam->name, o->use, &e->r.ops, e->note, sizeof e->note, err,
+                                  sizeof err))
+                xf_die_usage("%s", err);
+            e->r.name = fam->name, e->cflags = fam->cflags;
+        }
+    }
+    return n;
+}
+
+// Every name given to --variant and --stage must select something.
+static void validate_selection(const xf_options *o)
+{
+    for (const char *p = o->stages; strcmp(o->stages, "all") && *p;) {
+        const char *end = strchr(p, ',');
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)(end ? end - p : (long)strlen(p)), p);
+        if (xf_stage_from_name(name) < 0) xf_die_usage("unknown stage '%s' (see 'xfbench list')", name);
+        p += strlen(name) + (end ? 1 : 0);
+    }
+    if (!o->variants || !strcmp(o->variants, "all")) return;
+    for (const char *p = o->variants; *p;) {
+        const char *end = strchr(p, ',');
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)(end ? end - p : (long)strlen(p)), p);
+        int found = 0;
+        for (int s = 0; s < XF_NSTAGES && !found; s++) {
+            if (!in_list(o->stages, xf_stage_name((xf_stage)s))) continue;
+            found = s < XF_FIRST_COMPOUND ? xf_registry_find((xf_stage)s, name) != NULL
+                                          : xf_registry_find_family(name) != NULL;
+        }
+        if (!found) xf_die_usage("no variant named '%s' for the selected stages (see 'xfbench list')", name);
+        p += strlen(name) + (end ? 1 : 0);
+    }
+}
+
+static int cmd_list(void)
+{
+    printf("%-14s %-28s %-8s %s\n", "stage", "variant", "status", "what");
+    for (int s = 0; s < XF_NSTAGES; s++)
+        for (int f = 0; f < xf_registry_count(); f++) {
+            const xf_family *fam = xf_registry_family(f);
+            if (s >= XF_FIRST_COMPOUND) {
+                xf_ops ops;
+                char note[256], err[256];
+                xf_ops_for_family(fam->name, NULL, &ops, note, sizeof note, err, sizeof err);
+                printf("%-14s %-28s %-8s composed: linear=%s attention=%s add_layernorm=%s%s%s\n",
+                       xf_stage_name((xf_stage)s), fam->name, "ok", ops.op[XF_LINEAR]->name,
+                       ops.op[XF_ATTENTION]->name, ops.op[XF_ADD_LAYERNORM]->name,
+                       s == XF_FORWARD ? " embed=" : "", s == XF_FORWARD ? ops.op[XF_EMBED]->name : "");
+                continue;
+            }
+            for (const xf_variant *v = fam->variants; v->name; v++) {
+                if (v->stage != (xf_stage)s) continue;
+                const char *why = xf_variant_unavailable(v);
+                printf("%-14s %-28s %-8s %s%s%s  [%s]\n", xf_stage_name((xf_stage)s), v->name,
+                       why ? "n/a" : "ok", v->summary, why ? ": unavailable: " : "", why ? why : "",
+                       fam->cflags);
+            }
+        }
+    return 0;
+}
+
+// Refuses a case that would not fit in memory, naming the bytes it needs.
+static void build_or_die(xf_instance *in, const xf_case *c, const xf_machine *m)
+{
+    double need = xf_case_bytes(c);
+    char desc[256];
+    xf_case_describe(c, desc, sizeof desc);
+    if (need > m->mem_available)
+        xf_die_usage("%s %s needs about %.0f bytes, more than the %.0f bytes available",
+                     xf_stage_name(c->stage), desc, need, m->mem_available);
+    if (xf_instance_build(in, c) != 0)
+        xf_die_usage("%s %s: out of memory allocating about %.0f bytes", xf_stage_name(c->stage),
+                     desc, need);
+}
+
+typedef struct {
+    int passed, failed, skipped;
+} tally;
+
+static void print_check(const char *status, const xf_case *c, const entry *e,
+                        const xf_check_result *r, const xf_instance *in)
+{
+    char desc[256], opts[512];
+    xf_case_describe(c, desc, sizeof desc);
+    xf_case_options(c, opts, sizeof opts);
+    printf("%s %-13s %-24s %-44s max_abs=%.3g max_rel=%.3g nmse=%.3g err/bound=%.3g [%s]",
+           status, xf_stage_name(c->stage), e->r.name, desc, r->max_abs, r->max_rel, r->nmse,
+           r->worst_ratio, in->model_bound ? "model 8 sigma" : "componentwise");
+    if (!r->passed) printf("  %s", r->why);
+    printf("  repro: %s check %s --variant %s\n", prog, opts, e->r.name);
+}
+
+// Checks one case against every selected variant.
+static void check_case(const xf_case *c, entry *es, int n, const xf_machine *m, tally *t)
+{
+    xf_instance in;
+    build_or_die(&in, c, m);
+    for (int i = 0; i < n; i++) {
+        entry *e = &es[i];
+        char desc[256];
+        xf_case_describe(c, desc, sizeof desc);
+        if (e->unavailable) {
+            printf("SKIP %-13s %-24s %-44s unavailable: %s\n", xf_stage_name(c->stage), e->r.name,
+                   desc, e->unavailable);
+            t->skipped++;
+            continue;
+        }
+        if (xf_runner_prepare(&e->r, &in) != 0) {
+            printf("SKIP %-13s %-24s %-44s its prepare step refused this shape\n",
+                   xf_stage_name(c->stage), e->r.name, desc);
+            xf_runner_release(&e->r);
+            t->skipped++;
+            continue;
+        }
+        xf_check_result r;
+        xf_check_run(&e->r, &in, &r);
+        xf_runner_release(&e->r);
+        print_check(r.passed ? "PASS" : "FAIL", c, e, &r, &in);
+        if (r.passed) t->passed++;
+        else t->failed++;
+    }
+    xf_instance_free(&in);
+}
+
+enum { MAX_ENTRIES = 64 };
+
+static int cmd_check(const xf_options *o, const xf_machine *m)
+{
+    tally t = {0, 0, 0};
+    int selected = 0;
+    for (int s = 0; s < XF_NSTAGES; s++) {
+        if (!in_list(o->stages, xf_stage_name((xf_stage)s))) continue;
+        entry es[MAX_ENTRIES];
+        int n = select_entries((xf_stage)s, o, es, MAX_ENTRIES);
+        if (!n) continue;
+        for (int i = 0; i < n; i++)
+            if (es[i].note[0]) printf("note: %s %s: %s\n", xf_stage_name((xf_stage)s), es[i].r.name, es[i].note);
+        xf_case *cases, one = o->shape;
+        one.stage = (xf_stage)s;
+        int ncases = o->grid ? xf_grid_cases(o->grid, (xf_stage)s, &o->shape, &cases) : 1;
+        if (!o->grid) cases = &one;
+        for (int i = 0; i < ncases; i++) check_case(&cases[i], es, n, m, &t);
+        selected += ncases * n;
+        if (o->grid) free(cases);
+    }
+    if (!selected) xf_die_usage("the --stage and --variant filters select no case");
+    // The closing line CI reads: 'N passed, N failed, N skipped'.
+    printf("check: %d passed, %d failed, %d skipped\n", t.passed, t.failed, t.skipped);
+    if (t.failed) return 1;
+    return t.passed ? 0 : 77; // 77: everything selected is unavailable here (meson: skip)
+}
+
+static void print_breakdown(const entry *e, const xf_timing *tm)
+{
+    const xf_exec *ex = &e->r.ex;
+    double total = 0.0;
+    for (int s = 0; s < XF_FIRST_COMPOUND; s++) total += ex->stage_ns[s];
+    printf("  per-stage time (mean per pass, over %d timed passes):\n", tm->reps);
+    for (int s = 0; s < XF_FIRST_COMPOUND; s++) {
+        if (!ex->stage_calls[s]) continue;
+        printf("    %-14s %-10s %9.3f ms %5.1f%%  %ld calls per pass\n", xf_stage_name((xf_stage)s),
+               ex->ops.op[s]->name, ex->stage_ns[s] / tm->reps / 1e6,
+               total > 0 ? 100.0 * ex->stage_ns[s] / total : 0.0, ex->stage_calls[s] / tm->reps);
+    }
+}
+
+static int bench_stage(xf_stage s, const xf_options *o, const xf_machine *m, FILE *csv,
+                       int breakdown, int *any)
+{
+    entry es[MAX_ENTRIES];
+    int n = select_entries(s, o, es, MAX_ENTRIES), failed = 0;
+    if (!n) return 0;
+    xf_case c = o->shape;
+    c.stage = s;
+    xf_instance in;
+    build_or_die(&in, &c, m);
+    char desc[256];
+    xf_case_describe(&c, desc, sizeof desc);
+    xf_timer_opts to = {o->min_time, o->min_reps};
+    for (int i = 0; i < n; i++) {
+        entry *e = &es[i];
+        *any = 1;
+        if (e->unavailable) {
+            printf("%-13s %-24s %-44s unavailable: %s\n", xf_stage_name(s), e->r.name, desc, e->unavailable);
+            continue;
+        }
+        if (e->note[0]) printf("note: %s %s: %s\n", xf_stage_name(s), e->r.name, e->note);
+        if (xf_runner_prepare(&e->r, &in) != 0) {
+            printf("%-13s %-24s %-44s prepare refused this shape\n", xf_stage_name(s), e->r.name, desc);
+            xf_runner_release(&e->r);
+            continue;
+        }
+        xf_check_result r;
+        xf_check_run(&e->r, &in, &r);
+        if (!r.passed) {
+            // Never a speed for a wrong result.
+            printf("%-13s %-24s %-44s FAILED CHECK, not timed: %s\n", xf_stage_name(s), e->r.name, desc, r.why);
+            if (csv) xf_csv_row(csv, &in, e->r.name, e->cflags, o->threads, &r, NULL, e->r.prepare_ns, m);
+            failed = 1;
+            xf_runner_release(&e->r);
+            continue;
+        }
+        xf_timing tm;
+        xf_time(&e->r, &in, &to, &tm);
+        printf("%-13s %-24s %-44s %10.4f %10.4f %6.1f %8.2f %8.2f %9.3f  ok (err/bound %.2g)\n",
+               xf_stage_name(s), e->r.name, desc, tm.median_ns / 1e6, tm.min_ns / 1e6,
+               tm.spread_pct, in.flops / tm.median_ns, in.bytes / tm.median_ns,
+               e->r.prepare_ns / 1e6, r.worst_ratio);
+        if (breakdown) print_breakdown(e, &tm);
+        if (csv) xf_csv_row(csv, &in, e->r.name, e->cflags, o->threads, &r, &tm, e->r.prepare_ns, m);
+        xf_runner_release(&e->r);
+    }
+    xf_instance_free(&in);
+    return failed;
+}
+
+static int cmd_bench(const xf_options *o, const xf_machine *m, int breakdown)
+{
+    FILE *csv = NULL;
+    if (o->csv && !(csv = xf_csv_open(o->csv))) xf_die_usage("--csv: cannot open '%s' for appending", o->csv);
+    printf("# %s | %s | %s | commit %s | %d thread(s) | medians of >= %d runs and >= %.2g s\n",
+           m->cpu, m->isa, m->compiler, m->commit, o->threads, o->min_reps, o->min_time);
+    printf("%-13s %-24s %-44s %10s %10s %6s %8s %8s %9s  %s\n", "stage", "variant", "shape",
+           "median_ms", "min_ms", "sprd%", "GFLOP/s", "GB/s", "prep_ms", "check");
+    int failed = 0, any = 0;
+    for (int s = 0; s < XF_NSTAGES; s++)
+        if (in_list(o->stages, xf_stage_name((xf_stage)s)))
+            failed |= bench_stage((xf_stage)s, o, m, csv, breakdown, &any);
+    if (csv) fclose(csv);
+    if (!any) xf_die_usage("the --stage and --variant filters select no case");
+    return failed ? 1 : 0;
+}
+
+int xf_main(int argc, char **argv)
+{
+    prog = basename(argv[0]);
+    xf_options o;
+    xf_options_parse(argc, argv, &o);
+    if (o.help) {
+        xf_usage(o.command);
+        return 0;
+    }
+    static const char *const commands[] = {"list", "check", "bench", "forward"};
+    int cmd = -1;
+    for (int i = 0; i < 4; i++)
+        if (!strcmp(o.command, commands[i])) cmd = i;
+    if (cmd < 0) xf_die_usage("unknown command '%s' (try 'xfbench --help')", o.command);
+    if (cmd == 3) {
+        if (strcmp(o.stages, "all")) xf_die_usage("forward runs the forward stage; --stage does not apply");
+        o.stages = "forward";
+        if (!o.variants) o.variants = "naive";
+    }
+    if (cmd == 0) return cmd_list();
+    validate_selection(&o);
+#ifdef _OPENMP
+    omp_set_num_threads(o.threads);
+#endif
+    xf_machine m;
+    xf_machine_read(&m);
+    if (cmd == 1) return cmd_check(&o, &m);
+    return cmd_bench(&o, &m, cmd == 3);
+}

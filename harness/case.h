@@ -1,0 +1,68 @@
+// One checked and timed case: a stage, a shape, a mask pattern, a seed; and
+// its instance: inputs, guarded outputs, the fp64 reference and its bound.
+#ifndef XF_CASE_H
+#define XF_CASE_H
+
+#include "../kernels/forward.h"
+#include "../variants/compose/compose.h"
+#include "../variants/variant.h"
+#include "guard.h"
+
+typedef enum { XF_PAD_NONE, XF_PAD_SOME, XF_PAD_ALL_BUT_ONE, XF_PAD_ALL, XF_NPADS } xf_pad;
+
+const char *xf_pad_name(xf_pad p);
+int xf_pad_from_name(const char *name); // -1 if unknown
+
+// Sequence lengths: seq_q is the query / target length, seq_k the key /
+// source (memory) length. The encoder runs on seq_k, the decoder on seq_q.
+typedef struct {
+    xf_stage stage;
+    int batch, heads, dk, seq_q, seq_k, d_ff, layers, vocab;
+    int n, k;       // linear: outputs and inputs (0: 3*d_model and d_model, the QKV projection)
+    int relu;       // linear: fused ReLU
+    xf_pad pad;     // key padding of every attention (source and target)
+    int causal;     // attention, softmax (the decoder is always causal)
+    int final_norm; // forward: encoder.norm and decoder.norm present
+    uint64_t seed;
+} xf_case;
+
+static inline int xf_case_d_model(const xf_case *c) { return c->heads * c->dk; }
+
+// Bytes the case needs (inputs, weights, outputs, fp64 reference and
+// scratch), to refuse what would not fit before allocating anything.
+double xf_case_bytes(const xf_case *c);
+
+enum { XF_MAX_OUTPUTS = 2 };
+
+typedef struct {
+    xf_case c;
+    union {
+        xf_embed_args embed;
+        xf_linear_args linear;
+        xf_softmax_args softmax;
+        xf_attention_args attention;
+        xf_add_layernorm_args add_layernorm;
+        xf_ffn_args ffn;
+        xf_encoder_layer_args encoder_layer;
+        xf_decoder_layer_args decoder_layer;
+        xf_forward_args forward;
+    } args;
+    int nout;
+    const char *out_name[XF_MAX_OUTPUTS];
+    xf_guarded out[XF_MAX_OUTPUTS];
+    double *ref[XF_MAX_OUTPUTS];   // fp64 reference, one per output element
+    double *bound[XF_MAX_OUTPUTS]; // allowed |out - ref| per element
+    double bound_ulp;              // math_ulp the bounds were computed for (-1: none yet)
+    int model_bound;               // 1: error-model bound (compound), 0: componentwise
+    double flops, bytes;
+    void **owned;                  // inputs and weights, freed with the instance
+    int nowned;
+} xf_instance;
+
+// 0, or -1 when out of memory.
+int xf_instance_build(xf_instance *in, const xf_case *c);
+// Computes ref and bound for a variant with this math_ulp (cached).
+void xf_instance_reference(xf_instance *in, double math_ulp);
+void xf_instance_free(xf_instance *in);
+
+#endif

@@ -1,0 +1,159 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "grid.h"
+
+// The dimensions the foundation issue asks every stage to survive.
+static const int SEQS[] = {1, 3, 17, 113};
+static const int DKS[] = {8, 24, 64, 72, 128};
+static const int HEADS[] = {1, 3, 8};
+static const int BATCHES[] = {1, 3};
+// (seq_q, seq_k) pairs for cross-attention, both longer and shorter.
+static const int CROSS[][2] = {{1, 17}, {17, 3}, {113, 17}, {3, 113}};
+// Linear (n, k): tiny, odd, K not a multiple of any vector width, wide.
+static const int NK[][2] = {{1, 1}, {24, 8}, {72, 128}, {192, 64}, {13, 515}};
+
+#define COUNT(a) ((int)(sizeof a / sizeof a[0]))
+
+typedef struct {
+    xf_case *c;
+    int n, cap;
+    xf_case base;
+} list;
+
+static void push(list *l, xf_case c)
+{
+    if (l->n == l->cap) l->c = realloc(l->c, (size_t)(l->cap = l->cap ? 2 * l->cap : 64) * sizeof c);
+    l->c[l->n++] = c;
+}
+
+static xf_case shape(const list *l, int batch, int heads, int dk, int seq_q, int seq_k)
+{
+    xf_case c = l->base;
+    c.batch = batch, c.heads = heads, c.dk = dk, c.seq_q = seq_q, c.seq_k = seq_k;
+    c.d_ff = 4 * heads * dk;
+    c.n = c.k = c.relu = c.causal = 0;
+    c.pad = XF_PAD_NONE;
+    return c;
+}
+
+// Attention and softmax: full is the cartesian product, quick covers every
+// value of every dimension, every pad x causal pair and every cross shape.
+static void attention_like(list *l, int full)
+{
+    for (int p = 0; p < XF_NPADS; p++)
+        for (int causal = 0; causal < 2; causal++) {
+            if (full) {
+                for (int s = 0; s < COUNT(SEQS); s++)
+                    for (int d = 0; d < COUNT(DKS); d++)
+                        for (int h = 0; h < COUNT(HEADS); h++)
+                            for (int b = 0; b < COUNT(BATCHES); b++) {
+                                xf_case c = shape(l, BATCHES[b], HEADS[h], DKS[d], SEQS[s], SEQS[s]);
+                                c.pad = (xf_pad)p, c.causal = causal;
+                                push(l, c);
+                            }
+            } else {
+                xf_case c = shape(l, 3, 3, 24, 17, 17);
+                c.pad = (xf_pad)p, c.causal = causal;
+                push(l, c);
+            }
+            for (int x = 0; x < COUNT(CROSS); x++) {
+                xf_case c = shape(l, 3, full ? 8 : 3, full ? 64 : 8, CROSS[x][0], CROSS[x][1]);
+                c.pad = (xf_pad)p, c.causal = causal;
+                push(l, c);
+            }
+        }
+    if (full) return;
+    for (int d = 0; d < COUNT(DKS); d++) {
+        xf_case c = shape(l, 1, 8, DKS[d], 113, 113);
+        c.pad = XF_PAD_SOME, c.causal = 1;
+        push(l, c);
+    }
+    for (int s = 0; s < COUNT(SEQS); s++) {
+        xf_case c = shape(l, 3, 1, 8, SEQS[s], SEQS[s]);
+        c.pad = XF_PAD_ALL_BUT_ONE, c.causal = s % 2;
+        push(l, c);
+    }
+    for (int h = 0; h < COUNT(HEADS); h++) push(l, shape(l, 1, HEADS[h], 64, 17, 17));
+}
+
+static void linear(list *l, int full)
+{
+    for (int s = 0; s < COUNT(SEQS); s++)
+        for (int b = 0; b < COUNT(BATCHES); b++)
+            for (int x = 0; x < COUNT(NK); x++)
+                for (int relu = 0; relu < 2; relu++) {
+                    if (!full && (b + x + relu + s) % 3 != 0) continue;
+                    xf_case c = shape(l, BATCHES[b], 1, 8, SEQS[s], SEQS[s]);
+                    c.n = NK[x][0], c.k = NK[x][1], c.relu = relu;
+                    push(l, c);
+                }
+    if (!full) { // the Transformer-base shapes, one row each
+        xf_case c = shape(l, 1, 8, 64, 3, 3);
+        c.n = 2048, c.k = 512, c.relu = 1;
+        push(l, c);
+    }
+}
+
+// Row-wise stages: every seq and batch, d_model from 8 to 1024.
+static void rows(list *l, int full)
+{
+    for (int s = 0; s < COUNT(SEQS); s++)
+        for (int b = 0; b < COUNT(BATCHES); b++)
+            for (int h = 0; h < COUNT(HEADS); h++)
+                for (int d = 0; d < COUNT(DKS); d++) {
+                    if (!full && (s + b + h + d) % 4 != 0) continue;
+                    push(l, shape(l, BATCHES[b], HEADS[h], DKS[d], SEQS[s], SEQS[s]));
+                }
+}
+
+// Compound stages: small models over the pads; the forward pass with 2 + 2
+// layers (and 0 + 0 and 1 + 1 in full).
+static void compound(list *l, xf_stage stage, int full)
+{
+    static const int dims[][5] = {
+        // batch, heads, dk, seq_q, seq_k
+        {1, 1, 8, 1, 1}, {3, 3, 8, 17, 17}, {1, 8, 8, 3, 17}, {3, 2, 24, 17, 3},
+    };
+    for (int i = 0; i < COUNT(dims); i++)
+        for (int p = 0; p < XF_NPADS; p++) {
+            if (!full && (i + p) % 2) continue;
+            xf_case c = shape(l, dims[i][0], dims[i][1], dims[i][2], dims[i][3], dims[i][4]);
+            c.pad = (xf_pad)p;
+            c.layers = 2;
+            c.vocab = 50;
+            c.final_norm = (i + p) % 3 != 0;
+            push(l, c);
+        }
+    if (stage == XF_FORWARD || stage == XF_FFN || full) {
+        xf_case c = shape(l, 2, 8, 64, 33, 40); // Transformer-base width
+        c.pad = XF_PAD_SOME, c.layers = stage == XF_FORWARD ? 2 : 1, c.vocab = 100;
+        c.final_norm = 1;
+        push(l, c);
+    }
+    if (full && stage == XF_FORWARD)
+        for (int layers = 0; layers < 2; layers++) {
+            xf_case c = shape(l, 2, 3, 8, 5, 7);
+            c.pad = XF_PAD_SOME, c.layers = layers, c.vocab = 20, c.final_norm = layers;
+            push(l, c);
+        }
+}
+
+int xf_grid_cases(const char *grid, xf_stage stage, const xf_case *base, xf_case **cases)
+{
+    list l = {.base = *base};
+    l.base.stage = stage;
+    int full = strcmp(grid, "full") == 0;
+    switch (stage) {
+    case XF_ATTENTION:
+    case XF_SOFTMAX: attention_like(&l, full); break;
+    case XF_LINEAR: linear(&l, full); break;
+    case XF_EMBED:
+    case XF_ADD_LAYERNORM: rows(&l, full); break;
+    default: compound(&l, stage, full); break;
+    }
+    if (stage == XF_EMBED)
+        for (int i = 0; i < l.n; i++) l.c[i].vocab = 37;
+    *cases = l.c;
+    return l.n;
+}

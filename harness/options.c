@@ -1,0 +1,161 @@
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+
+_Noreturn void xf_die_usage(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("xfbench: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(2);
+}
+
+// Sizes are whole numbers from 1 to 2^30: larger ones cannot be indexed
+// with the int dimensions of the stage contracts.
+static int parse_int(const char *opt, const char *s, long lo, long hi)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end != '\0' || errno == ERANGE)
+        xf_die_usage("%s: '%s' is not a whole number", opt, s);
+    if (v < lo || v > hi) xf_die_usage("%s: %ld is out of range [%ld, %ld]", opt, v, lo, hi);
+    return (int)v;
+}
+
+static double parse_double(const char *opt, const char *s, double lo, double hi)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end != '\0' || errno == ERANGE || !(v >= lo && v <= hi))
+        xf_die_usage("%s: '%s' is not a number in [%g, %g]", opt, s, lo, hi);
+    return v;
+}
+
+enum { SIZE_MAX_ARG = 1 << 30 };
+
+void xf_options_parse(int argc, char **argv, xf_options *o)
+{
+    memset(o, 0, sizeof *o);
+    // Transformer-base (Vaswani et al. 2017, table 3) at sequence length 128.
+    o->shape = (xf_case){.batch = 1, .heads = 8, .dk = 64, .seq_q = 128, .seq_k = 128,
+                         .d_ff = 0, .layers = 6, .vocab = 1000, .pad = XF_PAD_SOME,
+                         .final_norm = 1, .seed = 1};
+    o->stages = "all";
+    o->variants = NULL;
+    o->threads = 1;
+    o->min_time = 0.5;
+    o->min_reps = 5;
+    int d_model = 0, dk_set = 0, seq = 0, seq_q = 0, seq_k = 0;
+    if (argc < 2) xf_die_usage("no command given (try 'xfbench --help')");
+    o->command = argv[1];
+    if (strcmp(o->command, "--help") == 0 || strcmp(o->command, "-h") == 0 ||
+        strcmp(o->command, "help") == 0) {
+        o->command = "help";
+        o->help = 1;
+        return;
+    }
+    for (int i = 2; i < argc; i++) {
+        char *opt = argv[i], *val = NULL;
+        if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
+            o->help = 1;
+            continue;
+        }
+        if (strncmp(opt, "--", 2) != 0) xf_die_usage("unexpected argument '%s'", opt);
+        char *eq = strchr(opt, '=');
+        if (eq) *eq = '\0', val = eq + 1;
+        else if (i + 1 < argc) val = argv[++i];
+        else xf_die_usage("%s needs a value", opt);
+        xf_case *c = &o->shape;
+        if (!strcmp(opt, "--batch")) c->batch = parse_int(opt, val, 1, SIZE_MAX_ARG);
+        else if (!strcmp(opt, "--heads")) c->heads = parse_int(opt, val, 1, SIZE_MAX_ARG);
+        else if (!strcmp(opt, "--dk")) c->dk = parse_int(opt, val, 1, SIZE_MAX_ARG), dk_set = 1;
+        else if (!strcmp(opt, "--d-model")) d_model = parse_int(opt, val, 1, SIZE_MAX_ARG);
+        else if (!strcmp(opt, "--d-ff")) c->d_ff = parse_int(opt, val, 1, SIZE_MAX_ARG);
+        else if (!strcmp(opt, "--seq")) seq = parse_int(opt, val, 1, SIZE_MAX_ARG);
+        else if (!strcmp(opt, "--seq-q")) seq_q = parse_int(opt, val, 1, SIZE_MAX_ARG);
+        else if (!strcmp(opt, "--seq-k")) seq_k = parse_int(opt, val, 1, SIZE_MAX_ARG);
+        else if (!strcmp(opt, "--layers")) c->layers = parse_int(opt, val, 0, 1000);
+        else if (!strcmp(opt, "--vocab")) c->vocab = parse_int(opt, val, 1, SIZE_MAX_ARG);
+        else if (!strcmp(opt, "--n")) c->n = parse_int(opt, val, 1, SIZE_MAX_ARG);
+        else if (!strcmp(opt, "--k")) c->k = parse_int(opt, val, 1, SIZE_MAX_ARG);
+        else if (!strcmp(opt, "--relu")) c->relu = parse_int(opt, val, 0, 1);
+        else if (!strcmp(opt, "--causal")) c->causal = parse_int(opt, val, 0, 1);
+        else if (!strcmp(opt, "--final-norm")) c->final_norm = parse_int(opt, val, 0, 1);
+        else if (!strcmp(opt, "--seed")) c->seed = (uint64_t)parse_int(opt, val, 0, INT_MAX);
+        else if (!strcmp(opt, "--pad")) {
+            int p = xf_pad_from_name(val);
+            if (p < 0) xf_die_usage("--pad: '%s' is not none, some, all-but-one or all", val);
+            c->pad = (xf_pad)p;
+        } else if (!strcmp(opt, "--stage")) o->stages = val;
+        else if (!strcmp(opt, "--variant")) o->variants = val;
+        else if (!strcmp(opt, "--use")) o->use = val;
+        else if (!strcmp(opt, "--grid")) {
+            if (strcmp(val, "quick") && strcmp(val, "full"))
+                xf_die_usage("--grid: '%s' is not quick or full", val);
+            o->grid = val;
+        } else if (!strcmp(opt, "--csv")) o->csv = val;
+        else if (!strcmp(opt, "--threads")) o->threads = parse_int(opt, val, 1, 1024);
+        else if (!strcmp(opt, "--min-time")) o->min_time = parse_double(opt, val, 0.0, 3600.0);
+        else if (!strcmp(opt, "--min-reps")) o->min_reps = parse_int(opt, val, 1, 1000000);
+        else xf_die_usage("unknown option '%s' (try 'xfbench %s --help')", opt, o->command);
+    }
+    xf_case *c = &o->shape;
+    if (d_model) {
+        if (dk_set && d_model != c->heads * c->dk)
+            xf_die_usage("--d-model %d disagrees with --heads %d * --dk %d = %ld", d_model,
+                         c->heads, c->dk, (long)c->heads * c->dk);
+        if (d_model % c->heads)
+            xf_die_usage("--d-model %d is not a multiple of --heads %d", d_model, c->heads);
+        c->dk = d_model / c->heads;
+    }
+    if ((long)c->heads * c->dk > SIZE_MAX_ARG)
+        xf_die_usage("d_model = heads * dk = %ld is too large", (long)c->heads * c->dk);
+    if (seq) c->seq_q = c->seq_k = seq;
+    if (seq_q) c->seq_q = seq_q;
+    if (seq_k) c->seq_k = seq_k;
+    if (!c->d_ff) c->d_ff = (long)4 * c->heads * c->dk > SIZE_MAX_ARG ? SIZE_MAX_ARG : 4 * c->heads * c->dk;
+    long max_seq = c->seq_q > c->seq_k ? c->seq_q : c->seq_k;
+    if ((long)c->batch * max_seq > SIZE_MAX_ARG)
+        xf_die_usage("batch * seq = %ld rows is too large", (long)c->batch * max_seq);
+}
+
+void xf_usage(const char *command)
+{
+    if (!command || !strcmp(command, "help")) {
+        puts("usage: xfbench COMMAND [options]   (xfbench COMMAND --help for its options)\n"
+             "commands:\n"
+             "  list     every stage x variant, available here or not, and why\n"
+             "  check    run variants against the fp64 reference; exit 1 on any failure\n"
+             "  bench    check, then time; print GFLOP/s and GB/s; --csv FILE appends rows\n"
+             "  forward  the whole encoder-decoder pass: check, time, per-stage breakdown");
+        return;
+    }
+    printf("usage: xfbench %s [options]\n", command);
+    if (!strcmp(command, "list")) {
+        puts("  lists every stage and variant with availability; no options");
+        return;
+    }
+    puts("shape (defaults: Transformer-base at seq 128):\n"
+         "  --batch N (1)  --heads N (8)  --dk N (64)  --d-model N (heads*dk)  --d-ff N (4*d_model)\n"
+         "  --seq N (128: both lengths)  --seq-q N (query/target)  --seq-k N (key/source)\n"
+         "  --layers N (6: encoder and decoder layers each)  --vocab N (1000)  --final-norm 0|1 (1)\n"
+         "  --n N --k N (linear outputs/inputs; default 3*d_model and d_model, the QKV projection)\n"
+         "  --relu 0|1 (0)  --pad none|some|all-but-one|all (some)  --causal 0|1 (0)  --seed N (1)\n"
+         "selection:\n"
+         "  --stage S[,S...] (all)  --variant V[,V...] (all)\n"
+         "  --use stage=variant[,...]  primitives used by compound stages (default: the family's)");
+    if (!strcmp(command, "check")) puts("  --grid quick|full  check a built-in grid of shapes instead of one shape");
+    if (strcmp(command, "check"))
+        puts("timing:\n"
+             "  --min-time S (0.5)  --min-reps N (5)  --threads N (1)  --csv FILE (append rows)");
+}

@@ -1,0 +1,29 @@
+// Command-line options of every xfbench command, parsed strictly: any bad
+// value is one line on stderr and exit code 2.
+#ifndef XF_OPTIONS_H
+#define XF_OPTIONS_H
+
+#include "case.h"
+
+typedef struct {
+    const char *command;
+    xf_case shape;         // the case built from the shape options
+    const char *stages;    // comma list or "all"
+    const char *variants;  // comma list or "all"
+    const char *use;       // compound stages: stage=variant overrides
+    const char *grid;      // check: "quick" or "full"; NULL: the one shape
+    const char *csv;       // bench/forward: append rows here
+    int threads;
+    double min_time;       // seconds
+    int min_reps;
+    int help;
+} xf_options;
+
+// Parses argv[1..]; on error prints one line and exits with code 2.
+void xf_options_parse(int argc, char **argv, xf_options *o);
+void xf_usage(const char *command);
+
+// Prints "xfbench: <message>" and exits 2.
+_Noreturn void xf_die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

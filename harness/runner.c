@@ -1,0 +1,43 @@
+#include <string.h>
+#include <time.h>
+
+#include "runner.h"
+
+double xf_now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e9 + t.tv_nsec;
+}
+
+int xf_runner_prepare(xf_runner *r, xf_instance *in)
+{
+    double t0 = xf_now_ns();
+    int rc = 0;
+    r->ctx = NULL;
+    if (r->v) {
+        r->math_ulp = r->v->math_ulp;
+        if (r->v->prepare) rc = r->v->prepare(&in->args, &r->ctx);
+    } else {
+        r->math_ulp = xf_ops_math_ulp(&r->ops);
+        rc = xf_compose_prepare(&r->ex, &r->ops, in->c.stage, &in->args);
+    }
+    r->prepare_ns = xf_now_ns() - t0;
+    return rc;
+}
+
+void xf_runner_run(xf_runner *r, xf_instance *in)
+{
+    if (r->v) r->v->run(&in->args, r->ctx);
+    else xf_compose_run(&r->ex, in->c.stage, &in->args);
+}
+
+void xf_runner_release(xf_runner *r)
+{
+    if (r->v) {
+        if (r->ctx && r->v->release) r->v->release(r->ctx);
+        r->ctx = NULL;
+    } else {
+        xf_compose_release(&r->ex);
+    }
+}

@@ -1,0 +1,38 @@
+// add_layernorm: y = LayerNorm(x + r) * gamma + beta over the last dimension,
+// eps = 1e-5 inside the square root, biased variance (PyTorch's LayerNorm,
+// the "Add & Norm" of the post-LN Transformer).
+#ifndef XF_ADD_LAYERNORM_H
+#define XF_ADD_LAYERNORM_H
+
+#include "xf_common.h"
+
+typedef struct {
+    int rows, d;
+    const float *x;     // x is (rows,d)
+    const float *r;     // r is (rows,d), the residual branch
+    const float *gamma; // gamma is (d)
+    const float *beta;  // beta is (d)
+    float *y;           // y is (rows,d); must not alias x or r
+} xf_add_layernorm_args;
+
+// Per element: add, subtract mean, square and accumulate, mean accumulate,
+// normalise, scale, shift (8 flops).
+static inline double xf_add_layernorm_flops(const xf_add_layernorm_args *a)
+{
+    return 8.0 * a->rows * a->d;
+}
+
+static inline double xf_add_layernorm_bytes(const xf_add_layernorm_args *a)
+{
+    return 4.0 * (3.0 * a->rows * a->d + 2.0 * a->d);
+}
+
+// fp64 core on fp64 x and r; *var arrays: error model (errmodel.h), NULL to skip.
+void xf_ref_add_layernorm_d(int rows, int d, const double *x, const double *r,
+                            const double *xvar, const double *rvar, const float *gamma,
+                            const float *beta, double math_ulp, double *y, double *yvar);
+
+void xf_ref_add_layernorm(const xf_add_layernorm_args *a, double *y_ref);
+void xf_bound_add_layernorm(const xf_add_layernorm_args *a, double math_ulp, double *bound);
+
+#endif

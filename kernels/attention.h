@@ -1,0 +1,50 @@
+// attention: for every batch b and head h,
+//   out_h = softmax(Q_h K_h^T / sqrt(dk) + mask) V_h
+// Heads are views: head h of a row is the dk columns starting at h*dk, so
+// Q, K, V may be column slices of one packed QKV buffer (ld = 3*d_model).
+// Q has seq_q rows per batch, K and V seq_k rows (cross-attention when Q
+// comes from another sequence). The mask is xf_key_visible(): key padding
+// and, optionally, causal (top-left aligned). A query row with no visible
+// key outputs zeros.
+#ifndef XF_ATTENTION_H
+#define XF_ATTENTION_H
+
+#include "xf_common.h"
+
+typedef struct {
+    int batch, heads, dk, seq_q, seq_k;
+    const float *q; int ldq; // q is (batch,seq_q,heads*dk) with row stride ldq
+    const float *k; int ldk; // k is (batch,seq_k,heads*dk) with row stride ldk
+    const float *v; int ldv; // v is (batch,seq_k,heads*dk) with row stride ldv
+    const uint8_t *key_pad;  // key_pad is (batch,seq_k), 1 = padding; or NULL
+    int causal;
+    float *out; int ldo;     // out is (batch,seq_q,heads*dk) with row stride ldo
+} xf_attention_args;
+
+// Dense count, as benchdnn and ggml count SDPA: 2 dk for each score and 2 dk
+// for each P V term, masked ones included, softmax not counted.
+static inline double xf_attention_flops(const xf_attention_args *a)
+{
+    return 4.0 * a->batch * a->heads * (double)a->seq_q * a->seq_k * a->dk;
+}
+
+// Q, K, V read once, out written once (the seq_q x seq_k scores are not
+// compulsory traffic).
+static inline double xf_attention_bytes(const xf_attention_args *a)
+{
+    double d = (double)a->heads * a->dk;
+    return 4.0 * a->batch * d * (2.0 * a->seq_q + 2.0 * a->seq_k) +
+           (a->key_pad ? (double)a->batch * a->seq_k : 0.0);
+}
+
+// fp64 reference on fp64 q/k/v laid out as in *shape (its float pointers are
+// not used). The *var arrays carry the error model (errmodel.h), laid out
+// like their values; all NULL to skip it.
+void xf_ref_attention_d(const xf_attention_args *shape, const double *q, const double *k,
+                        const double *v, const double *qvar, const double *kvar,
+                        const double *vvar, double math_ulp, double *out, double *outvar);
+
+void xf_ref_attention(const xf_attention_args *a, double *out_ref);
+void xf_bound_attention(const xf_attention_args *a, double math_ulp, double *bound);
+
+#endif

@@ -1,0 +1,42 @@
+// embed: y[b][s] = E[ids[b][s]] * sqrt(d_model) + PE[s], with the sinusoidal
+// positions of "Attention Is All You Need" (section 3.5):
+//   PE[pos][2i]   = sin(pos / 10000^(2i/d_model))
+//   PE[pos][2i+1] = cos(pos / 10000^(2i/d_model))
+// Positions count from 0 within each sequence.
+#ifndef XF_EMBED_H
+#define XF_EMBED_H
+
+#include "xf_common.h"
+
+typedef struct {
+    int batch, seq, d_model, vocab;
+    const int32_t *ids;  // ids is (batch,seq); every id in [0, vocab)
+    const float *table;  // table is (vocab,d_model)
+    float *y;            // y is (batch,seq,d_model)
+} xf_embed_args;
+
+// Counted per output element: the scale multiply and the PE add (the
+// transcendental PE itself is not counted, as it can be tabulated once).
+static inline double xf_embed_flops(const xf_embed_args *a)
+{
+    return 2.0 * a->batch * a->seq * a->d_model;
+}
+
+// ids, the gathered table rows and y, each touched once.
+static inline double xf_embed_bytes(const xf_embed_args *a)
+{
+    double tokens = (double)a->batch * a->seq;
+    return 4.0 * tokens + 8.0 * tokens * a->d_model;
+}
+
+// The angle pos / 10000^(2i/d_model) of column col (i = col / 2).
+double xf_pe_angle(int pos, int col, int d_model);
+
+void xf_ref_embed_d(const xf_embed_args *a, double *y);
+void xf_ref_embed(const xf_embed_args *a, double *y_ref);
+// math_ulp: the variant's maximum error, in ulps, of exp/pow/sin/cos.
+void xf_bound_embed(const xf_embed_args *a, double math_ulp, double *bound);
+// Error-model variance (errmodel.h) of the same roundings, for the forward pass.
+void xf_errvar_embed(const xf_embed_args *a, double math_ulp, double *var);
+
+#endif

@@ -1,0 +1,136 @@
+// fp64 reference of the compound stages, written to be read against the
+// paper (section 3) and PyTorch's TransformerEncoderLayer /
+// TransformerDecoderLayer forward with norm_first=False.
+#include <stdlib.h>
+#include <string.h>
+
+#include "add_layernorm.h"
+#include "attention.h"
+#include "layers.h"
+#include "linear.h"
+
+// An fp64 activation and its error-model variance, element by element.
+typedef struct {
+    double *val, *var;
+} act;
+
+static act act_new(size_t count)
+{
+    act a = {calloc(count, sizeof(double)), calloc(count, sizeof(double))};
+    return a;
+}
+
+static void act_free(act *a)
+{
+    free(a->val);
+    free(a->var);
+}
+
+// y = x W^T + b
+static act linear(int m, int n, int k, act x, const float *w, const float *b, int relu)
+{
+    act y = act_new((size_t)m * n);
+    xf_ref_linear_d(m, n, k, x.val, x.var, w, b, relu, y.val, y.var);
+    return y;
+}
+
+// Multi-head attention: Q from q_in (batch, seq_q rows), K and V from kv_in
+// (batch, seq_k rows), then the output projection.
+static act mha(int batch, int seq_q, int seq_k, int heads, int dk, act q_in, act kv_in,
+               const xf_mha_weights *w, const uint8_t *key_pad, int causal, double math_ulp)
+{
+    const int d = heads * dk;
+    act q = linear(batch * seq_q, d, d, q_in, w->in_proj_w, w->in_proj_b, 0);
+    act kv = linear(batch * seq_k, 2 * d, d, kv_in, w->in_proj_w + (size_t)d * d,
+                    w->in_proj_b + d, 0);
+    act ctx = act_new((size_t)batch * seq_q * d);
+    xf_attention_args shape = {
+        .batch = batch, .heads = heads, .dk = dk, .seq_q = seq_q, .seq_k = seq_k,
+        .ldq = d, .ldk = 2 * d, .ldv = 2 * d, .key_pad = key_pad, .causal = causal, .ldo = d,
+    };
+    xf_ref_attention_d(&shape, q.val, kv.val, kv.val + d, q.var, kv.var, kv.var + d, math_ulp,
+                       ctx.val, ctx.var);
+    act out = linear(batch * seq_q, d, d, ctx, w->out_proj_w, w->out_proj_b, 0);
+    act_free(&q);
+    act_free(&kv);
+    act_free(&ctx);
+    return out;
+}
+
+// x <- LayerNorm(x + r); r is consumed.
+static void add_norm(int rows, int d, act *x, act *r, const xf_norm_weights *n, double math_ulp)
+{
+    act y = act_new((size_t)rows * d);
+    xf_ref_add_layernorm_d(rows, d, x->val, r->val, x->var, r->var, n->gamma, n->beta,
+                           math_ulp, y.val, y.var);
+    act_free(x);
+    act_free(r);
+    *x = y;
+}
+
+static act ffn(int m, int d, int d_ff, act x, const xf_ffn_weights *w)
+{
+    act h = linear(m, d_ff, d, x, w->w1, w->b1, 1);
+    act y = linear(m, d, d_ff, h, w->w2, w->b2, 0);
+    act_free(&h);
+    return y;
+}
+
+static act act_copy(const double *val, const double *var, size_t count)
+{
+    act a = act_new(count);
+    memcpy(a.val, val, count * sizeof(double));
+    if (var) memcpy(a.var, var, count * sizeof(double));
+    return a;
+}
+
+static void act_store(act *a, double *val, double *var, size_t count)
+{
+    memcpy(val, a->val, count * sizeof(double));
+    if (var) memcpy(var, a->var, count * sizeof(double));
+    act_free(a);
+}
+
+void xf_ref_ffn_d(const xf_ffn_args *a, const double *x, const double *xvar, double *y,
+                  double *yvar)
+{
+    size_t count = (size_t)a->m * a->d_model;
+    act in = act_copy(x, xvar, count);
+    act out = ffn(a->m, a->d_model, a->d_ff, in, a->w);
+    act_free(&in);
+    act_store(&out, y, yvar, count);
+}
+
+void xf_ref_encoder_layer_d(const xf_encoder_layer_args *a, const double *x,
+                            const double *xvar, double math_ulp, double *y, double *yvar)
+{
+    const int d = a->heads * a->dk, rows = a->batch * a->seq;
+    const size_t count = (size_t)rows * d;
+    act h = act_copy(x, xvar, count);
+    act sa = mha(a->batch, a->seq, a->seq, a->heads, a->dk, h, h, &a->w->self_attn, a->src_pad,
+                 0, math_ulp);
+    add_norm(rows, d, &h, &sa, &a->w->norm1, math_ulp);
+    act ff = ffn(rows, d, a->d_ff, h, &a->w->ffn);
+    add_norm(rows, d, &h, &ff, &a->w->norm2, math_ulp);
+    act_store(&h, y, yvar, count);
+}
+
+void xf_ref_decoder_layer_d(const xf_decoder_layer_args *a, const double *x,
+                            const double *xvar, const double *mem, const double *memvar,
+                            double math_ulp, double *y, double *yvar)
+{
+    const int d = a->heads * a->dk, rows = a->batch * a->seq_t;
+    const size_t count = (size_t)rows * d;
+    act h = act_copy(x, xvar, count);
+    act m = act_copy(mem, memvar, (size_t)a->batch * a->seq_s * d);
+    act sa = mha(a->batch, a->seq_t, a->seq_t, a->heads, a->dk, h, h, &a->w->self_attn,
+                 a->tgt_pad, 1, math_ulp);
+    add_norm(rows, d, &h, &sa, &a->w->norm1, math_ulp);
+    act ca = mha(a->batch, a->seq_t, a->seq_s, a->heads, a->dk, h, m, &a->w->cross_attn,
+                 a->src_pad, 0, math_ulp);
+    add_norm(rows, d, &h, &ca, &a->w->norm2, math_ulp);
+    act ff = ffn(rows, d, a->d_ff, h, &a->w->ffn);
+    add_norm(rows, d, &h, &ff, &a->w->norm3, math_ulp);
+    act_free(&m);
+    act_store(&h, y, yvar, count);
+}

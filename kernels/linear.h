@@ -1,0 +1,40 @@
+// linear: Y = X W^T + b, optionally followed by ReLU (PyTorch's nn.Linear).
+// Serves the packed QKV projection, the attention output projection, FFN1
+// (with ReLU) and FFN2.
+#ifndef XF_LINEAR_H
+#define XF_LINEAR_H
+
+#include "xf_common.h"
+
+typedef struct {
+    int m, n, k;      // m rows (batch*seq), n outputs, k inputs
+    const float *x;   // x is (m,k), row-major
+    const float *w;   // w is (n,k): row j holds output j's weights, as PyTorch stores them
+    const float *b;   // b is (n), or NULL for no bias
+    int relu;         // 1: y = max(y, 0) after the bias
+    float *y;         // y is (m,n), row-major; must not alias x
+} xf_linear_args;
+
+static inline double xf_linear_flops(const xf_linear_args *a)
+{
+    return 2.0 * a->m * a->n * a->k + (a->b ? (double)a->m * a->n : 0.0);
+}
+
+// Compulsory traffic: read x, w, b once, write y once.
+static inline double xf_linear_bytes(const xf_linear_args *a)
+{
+    return 4.0 * ((double)a->m * a->k + (double)a->n * a->k + (a->b ? a->n : 0) +
+                  (double)a->m * a->n);
+}
+
+// fp64 reference on fp64 activations. xvar/yvar carry the error-model
+// variance (see kernels/errmodel.h); both NULL to skip it.
+void xf_ref_linear_d(int m, int n, int k, const double *x, const double *xvar,
+                     const float *w, const float *b, int relu, double *y, double *yvar);
+
+// fp64 reference of the stage as an fp32 variant sees it, and the
+// componentwise bound |y - y_ref| <= bound that any fp32 variant must meet.
+void xf_ref_linear(const xf_linear_args *a, double *y_ref);
+void xf_bound_linear(const xf_linear_args *a, double *bound);
+
+#endif

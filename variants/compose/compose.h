@@ -1,0 +1,44 @@
+// Compound stages (ffn, encoder/decoder layer, forward pass) composed from
+// whichever primitive variants are chosen, one per primitive stage.
+//
+// A composition is driven twice through the same code: once in prepare mode
+// (each primitive's prepare is called with the args it will later run with,
+// and scratch buffers are allocated) and then any number of times in run
+// mode, where the same calls, in the same order, find their contexts and
+// buffers by position. So weight packing and allocation stay outside the
+// timed region, and the per-stage time breakdown comes for free.
+#ifndef XF_COMPOSE_H
+#define XF_COMPOSE_H
+
+#include "../../kernels/forward.h"
+#include "../variant.h"
+
+typedef struct {
+    const xf_variant *op[XF_FIRST_COMPOUND]; // one variant per primitive stage
+} xf_ops;
+
+typedef struct {
+    xf_ops ops;
+    int preparing;
+    struct xf_exec_ctx {
+        void *p;
+        xf_stage stage;
+    } *ctx;             // one per primitive call, in call order
+    int nctx, next_ctx;
+    float **buf;        // scratch buffers, in request order
+    int nbuf, next_buf;
+    int failed;         // a prepare failed (variant unusable for this shape)
+    double stage_ns[XF_FIRST_COMPOUND]; // run mode: time spent in each primitive
+    long stage_calls[XF_FIRST_COMPOUND];
+} xf_exec;
+
+// Builds ex for the compound stage and its args (xf_<stage>_args).
+// Returns 0 on success, -1 if a primitive's prepare failed.
+int xf_compose_prepare(xf_exec *ex, const xf_ops *ops, xf_stage stage, const void *args);
+void xf_compose_run(xf_exec *ex, xf_stage stage, const void *args);
+void xf_compose_release(xf_exec *ex);
+
+// Largest math_ulp among the chosen primitives (for the check's bound).
+double xf_ops_math_ulp(const xf_ops *ops);
+
+#endif

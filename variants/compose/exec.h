@@ -1,0 +1,13 @@
+// Internal to variants/compose: the calls compose.c makes on an xf_exec.
+#ifndef XF_EXEC_H
+#define XF_EXEC_H
+
+#include "compose.h"
+
+void xf_exec_begin(xf_exec *ex, int preparing);
+// Prepare mode: prepare the stage's variant for args. Run mode: run it.
+void xf_exec_call(xf_exec *ex, xf_stage stage, const void *args);
+// A scratch buffer of count floats, the same one on every pass.
+float *xf_exec_buffer(xf_exec *ex, size_t count);
+
+#endif

@@ -1,0 +1,134 @@
+// Deliberately broken variants. They exist only to prove that the checker
+// bites: each reproduces a bug people really write, and tests/ require every
+// one of them to FAIL. Each wraps the naive kernel and breaks one thing, so
+// a pass would point at the checker, not at the kernel.
+// Linked only into xfbench-mutants, never into xfbench.
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../naive/naive.h"
+
+// Attention without the 1/sqrt(dk) scale: feeding Q * sqrt(dk) to the
+// correct kernel computes exactly softmax(Q K^T) V.
+static void scale_dropped(const void *args, void *ctx)
+{
+    xf_attention_args a = *(const xf_attention_args *)args;
+    size_t count = (size_t)a.batch * a.seq_q * a.ldq;
+    float *q = malloc(count * sizeof *q);
+    const float s = sqrtf((float)a.dk);
+    for (size_t i = 0; i < count; i++) q[i] = a.q[i] * s;
+    a.q = q;
+    xf_naive_attention(&a, ctx);
+    free(q);
+}
+
+// The padding mask read one key to the right (key_pad[j + 1]).
+static void mask_shifted(const void *args, void *ctx)
+{
+    xf_attention_args a = *(const xf_attention_args *)args;
+    if (!a.key_pad) {
+        xf_naive_attention(&a, ctx);
+        return;
+    }
+    size_t count = (size_t)a.batch * a.seq_k;
+    uint8_t *pad = malloc(count);
+    for (int b = 0; b < a.batch; b++)
+        for (int j = 0; j < a.seq_k; j++)
+            pad[(size_t)b * a.seq_k + j] = j + 1 < a.seq_k ? a.key_pad[(size_t)b * a.seq_k + j + 1] : 0;
+    a.key_pad = pad;
+    xf_naive_attention(&a, ctx);
+    free(pad);
+}
+
+static void causal_off(const void *args, void *ctx)
+{
+    xf_attention_args a = *(const xf_attention_args *)args;
+    a.causal = 0;
+    xf_naive_attention(&a, ctx);
+}
+
+// Heads 0 and 1 written to each other's columns (a head-indexing bug).
+static void heads_swapped(const void *args, void *ctx)
+{
+    const xf_attention_args *a = args;
+    xf_naive_attention(a, ctx);
+    if (a->heads < 2) return;
+    for (size_t row = 0; row < (size_t)a->batch * a->seq_q; row++) {
+        float *o = a->out + row * a->ldo;
+        for (int d = 0; d < a->dk; d++) {
+            float t = o[d];
+            o[d] = o[a->dk + d];
+            o[a->dk + d] = t;
+        }
+    }
+}
+
+// Keras' LayerNormalization default epsilon (1e-3) instead of PyTorch's 1e-5.
+static void keras_eps(const void *args, void *ctx)
+{
+    (void)ctx;
+    xf_naive_add_layernorm_eps(args, 1e-3f);
+}
+
+// Writes one element past the end of y; only the guard zone can see it.
+static void write_past_end(const void *args, void *ctx)
+{
+    const xf_linear_args *a = args;
+    xf_naive_linear(a, ctx);
+    a->y[(size_t)a->m * a->n] = 0.0f;
+}
+
+static void bias_dropped(const void *args, void *ctx)
+{
+    xf_linear_args a = *(const xf_linear_args *)args;
+    a.b = NULL;
+    xf_naive_linear(&a, ctx);
+}
+
+// The last output row never written.
+static void last_row_skipped(const void *args, void *ctx)
+{
+    xf_linear_args a = *(const xf_linear_args *)args;
+    a.m -= 1;
+    xf_naive_linear(&a, ctx);
+}
+
+static void softmax_mask_ignored(const void *args, void *ctx)
+{
+    xf_softmax_args a = *(const xf_softmax_args *)args;
+    a.key_pad = NULL;
+    xf_naive_softmax(&a, ctx);
+}
+
+// Embedding without the sqrt(d_model) factor: a table divided by it first.
+static void embed_unscaled(const void *args, void *ctx)
+{
+    xf_embed_args a = *(const xf_embed_args *)args;
+    size_t count = (size_t)a.vocab * a.d_model;
+    float *t = malloc(count * sizeof *t);
+    const float s = sqrtf((float)a.d_model);
+    for (size_t i = 0; i < count; i++) t[i] = a.table[i] / s;
+    a.table = t;
+    xf_naive_embed(&a, ctx);
+    free(t);
+}
+
+#define MUTANT(st, nm, fn, what)                                                             \
+    {.stage = st, .family = "mutant", .name = nm, .summary = what, .math_ulp = 1.0, .run = fn}
+
+static const xf_variant variants[] = {
+    MUTANT(XF_ATTENTION, "mutant-scale-dropped", scale_dropped, "no 1/sqrt(dk)"),
+    MUTANT(XF_ATTENTION, "mutant-mask-shifted", mask_shifted, "padding mask off by one key"),
+    MUTANT(XF_ATTENTION, "mutant-causal-off", causal_off, "causal mask ignored"),
+    MUTANT(XF_ATTENTION, "mutant-heads-swapped", heads_swapped, "heads 0 and 1 swapped"),
+    MUTANT(XF_ADD_LAYERNORM, "mutant-keras-eps", keras_eps, "LayerNorm eps 1e-3"),
+    MUTANT(XF_LINEAR, "mutant-write-past-end", write_past_end, "writes y[m*n]"),
+    MUTANT(XF_LINEAR, "mutant-bias-dropped", bias_dropped, "bias ignored"),
+    MUTANT(XF_LINEAR, "mutant-last-row-skipped", last_row_skipped, "last row not written"),
+    MUTANT(XF_SOFTMAX, "mutant-softmax-mask-ignored", softmax_mask_ignored, "padding ignored"),
+    MUTANT(XF_EMBED, "mutant-embed-unscaled", embed_unscaled, "no sqrt(d_model)"),
+    {.name = NULL},
+};
+
+const xf_family xf_family_mutant = {"mutant", XF_FAMILY_CFLAGS, variants};

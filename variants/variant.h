@@ -1,0 +1,40 @@
+// The one interface every implementation of a primitive stage sits behind
+// (BLIS-style: one reference, many kernels). A family is a static library
+// exporting a NULL-terminated table of these.
+#ifndef XF_VARIANT_H
+#define XF_VARIANT_H
+
+#include "../kernels/add_layernorm.h"
+#include "../kernels/attention.h"
+#include "../kernels/embed.h"
+#include "../kernels/linear.h"
+#include "../kernels/softmax.h"
+
+typedef struct xf_variant {
+    xf_stage stage;
+    const char *family;  // "naive", "avx2", ...; also the compound-stage selector
+    const char *name;    // unique across the registry, e.g. "naive", "mutant-scale"
+    const char *summary; // one line for `xfbench list`
+    // Largest error, in ulps, of the transcendental functions it uses
+    // (exp, sin, cos, pow, sqrt/rsqrt); fed into the check's bound.
+    double math_ulp;
+    // NULL if it can run on this CPU and build, else why not.
+    const char *(*unavailable)(void);
+    // Optional: reorder weights, JIT, allocate; outside the timed region.
+    // args points to the stage's args struct (xf_<stage>_args). Returns 0 on
+    // success; *ctx is then passed to run and release.
+    int (*prepare)(const void *args, void **ctx);
+    void (*run)(const void *args, void *ctx);
+    void (*release)(void *ctx);
+} xf_variant;
+
+// A family: one static library, its own compile flags, its variants.
+typedef struct {
+    const char *name;
+    const char *cflags;          // as the build compiled it (XF_FAMILY_CFLAGS)
+    const xf_variant *variants;  // terminated by an entry with name == NULL
+} xf_family;
+
+extern const xf_family xf_family_naive;
+
+#endif
