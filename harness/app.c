@@ -117,7 +117,7 @@ static int cmd_list(void)
 }
 
 // Refuses a case that would not fit in memory, naming the bytes it needs.
-static void build_or_die(xf_instance *in, const xf_case *c, const xf_machine *m)
+static void refuse_oversized(const xf_case *c, const xf_machine *m)
 {
     double need = xf_case_bytes(c);
     char desc[256];
@@ -125,9 +125,25 @@ static void build_or_die(xf_instance *in, const xf_case *c, const xf_machine *m)
     if (need > m->mem_available)
         xf_die_usage("%s %s needs about %.0f bytes, more than the %.0f bytes available",
                      xf_stage_name(c->stage), desc, need, m->mem_available);
+}
+
+// The one-shape commands refuse before printing anything.
+static void refuse_oversized_shape(const xf_options *o, const xf_machine *m)
+{
+    for (int s = 0; s < XF_NSTAGES; s++) {
+        if (!in_list(o->stages, xf_stage_name((xf_stage)s))) continue;
+        xf_case c = o->shape;
+        c.stage = (xf_stage)s;
+        refuse_oversized(&c, m);
+    }
+}
+
+static void build_or_die(xf_instance *in, const xf_case *c, const xf_machine *m)
+{
+    refuse_oversized(c, m);
     if (xf_instance_build(in, c) != 0)
-        xf_die_usage("%s %s: out of memory allocating about %.0f bytes", xf_stage_name(c->stage),
-                     desc, need);
+        xf_die_usage("%s: out of memory allocating about %.0f bytes", xf_stage_name(c->stage),
+                     xf_case_bytes(c));
 }
 
 typedef struct {
@@ -314,6 +330,7 @@ int xf_main(int argc, char **argv)
 #endif
     xf_machine m;
     xf_machine_read(&m);
+    if (!o.grid) refuse_oversized_shape(&o, &m);
     if (cmd == 1) return cmd_check(&o, &m);
     return cmd_bench(&o, &m, cmd == 3);
 }

@@ -1,0 +1,36 @@
+#!/bin/sh
+# bench checks before it times, writes one CSV row per case with the
+# DESIGN.md columns, and never stores a speed for a result that failed.
+# Usage: bench_csv.sh path/to/xfbench path/to/xfbench-mutants
+set -u
+bin=$1
+mut=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAILED: $*"; exit 1; }
+
+tiny="--batch 2 --heads 2 --dk 8 --seq 9 --layers 1 --vocab 20 --min-time 0.01 --min-reps 3"
+"$bin" bench $tiny --csv "$tmp/a.csv" >"$tmp/out" || fail "bench on tiny shapes exited $?"
+head -1 "$tmp/a.csv" | grep -q '^stage,variant,batch,heads,dk,seq_q,seq_k,d_model,d_ff,.*threads,reps,median_ns,min_ns,.*gflops,gbps,pct_peak,max_abs_err,max_rel_err,.*passed,cpu' ||
+    fail "CSV header lacks the DESIGN.md columns"
+rows=$(($(wc -l <"$tmp/a.csv") - 1))
+[ "$rows" -eq 9 ] || fail "expected 9 rows (one per stage), got $rows"
+# Every row passed and has a positive median and GFLOP/s.
+awk -F, 'NR > 1 && !($29 == 1 && $18 > 0 && $22 > 0) { bad++ } END { exit bad }' "$tmp/a.csv" ||
+    fail "a row without passed=1, median_ns > 0 and gflops > 0"
+
+# A second run appends rows, not a second header.
+"$bin" bench $tiny --stage linear --csv "$tmp/a.csv" >/dev/null || fail "second bench run"
+[ "$(grep -c '^stage,' "$tmp/a.csv")" -eq 1 ] || fail "header written twice"
+
+# A variant that fails its check: exit 1, row stored with passed=0 and no time.
+"$mut" bench $tiny --stage linear --variant mutant-bias-dropped --csv "$tmp/b.csv" >"$tmp/out"
+[ $? -eq 1 ] || fail "bench of a failing variant did not exit 1"
+grep -q "FAILED CHECK, not timed" "$tmp/out" || fail "failing variant not reported as such"
+awk -F, 'NR == 2 && $29 == 0 && $17 == "" && $18 == "" && $22 == "" { ok = 1 } END { exit !ok }' "$tmp/b.csv" ||
+    fail "failed row stores a time or passed != 0: $(sed -n 2p "$tmp/b.csv")"
+
+# forward prints the per-stage breakdown.
+"$bin" forward $tiny >"$tmp/f" || fail "forward exited $?"
+grep -q "per-stage time" "$tmp/f" && grep -q "attention" "$tmp/f" || fail "no per-stage breakdown"
+echo "bench CSV and the no-speed-for-failures rule hold"

@@ -1,0 +1,76 @@
+#!/bin/sh
+# Proves the checker bites: every deliberately broken variant must FAIL
+# (exit 1, a FAIL line naming it) on a case where its bug shows, while the
+# naive variant passes the very same case (so the failure is the mutant's).
+# Usage: mutants.sh path/to/xfbench-mutants
+set -u
+bin=$1
+failures=0
+
+expect_fail() { # expect_fail WHAT_TO_GREP ARGS...
+    want=$1; shift
+    out=$("$bin" check "$@" 2>&1); rc=$?
+    if [ $rc -ne 1 ] || ! printf '%s\n' "$out" | grep -q "^FAIL.*$want"; then
+        echo "NOT CAUGHT (exit $rc): xfbench-mutants check $*"
+        printf '%s\n' "$out" | tail -3
+        failures=$((failures + 1))
+        return
+    fi
+    echo "caught: $* -> $(printf '%s\n' "$out" | grep -m1 '^FAIL' | sed 's/.*\] *//; s/  repro.*//')"
+}
+
+expect_pass() {
+    if ! "$bin" check "$@" >/dev/null 2>&1; then
+        echo "CONTROL FAILED: naive does not pass: xfbench-mutants check $*"
+        failures=$((failures + 1))
+    fi
+}
+
+pair() { # pair VARIANT GREP ARGS...: the mutant fails, naive passes
+    v=$1; g=$2; shift 2
+    expect_fail "$g" --variant "$v" "$@"
+    expect_pass --variant naive "$@"
+}
+
+att="--stage attention --batch 2 --heads 3 --dk 24 --seq 17"
+pair mutant-scale-dropped "error" $att --pad none
+pair mutant-mask-shifted "error" $att --pad some
+pair mutant-causal-off "error" $att --pad none --causal 1
+pair mutant-heads-swapped "error" $att --pad none
+pair mutant-mask-shifted "error" --stage attention --batch 1 --heads 1 --dk 8 --seq-q 3 --seq-k 113 --pad all-but-one
+pair mutant-keras-eps "error" --stage add_layernorm --batch 2 --heads 8 --dk 64 --seq 5
+pair mutant-write-past-end "guard zone" --stage linear --batch 1 --seq 3 --n 5 --k 7
+pair mutant-bias-dropped "error" --stage linear --batch 1 --seq 3 --n 5 --k 7
+pair mutant-last-row-skipped "nan" --stage linear --batch 1 --seq 3 --n 5 --k 7
+pair mutant-softmax-mask-ignored "error" --stage softmax --batch 2 --heads 2 --dk 8 --seq 9 --pad some
+pair mutant-embed-unscaled "error" --stage embed --batch 2 --heads 2 --dk 8 --seq 9
+
+# Compound stages built on a broken primitive fail their end-to-end check:
+# the error-model bound bites through whole layers and the whole pass.
+small="--batch 2 --heads 2 --dk 8 --seq-q 7 --seq-k 9 --layers 2 --vocab 20"
+expect_fail "naive" --stage encoder_layer --variant naive --use attention=mutant-scale-dropped $small
+expect_fail "naive" --stage decoder_layer --variant naive --use attention=mutant-causal-off $small --pad none
+expect_fail "naive" --stage decoder_layer --variant naive --use attention=mutant-mask-shifted $small --pad some
+expect_fail "naive" --stage ffn --variant naive --use linear=mutant-bias-dropped $small
+expect_fail "naive" --stage forward --variant naive --use add_layernorm=mutant-keras-eps $small
+expect_fail "naive" --stage forward --variant naive --use embed=mutant-embed-unscaled $small
+expect_fail "naive" --stage forward --variant naive --use attention=mutant-heads-swapped $small
+expect_pass --stage encoder_layer,decoder_layer,ffn,forward --variant naive $small --pad some
+
+# Over the whole quick grid each mutant must be caught somewhere, and the
+# grid must never crash it.
+for v in mutant-scale-dropped mutant-mask-shifted mutant-causal-off mutant-heads-swapped \
+         mutant-keras-eps mutant-write-past-end mutant-bias-dropped mutant-last-row-skipped \
+         mutant-softmax-mask-ignored mutant-embed-unscaled; do
+    out=$("$bin" check --variant "$v" --grid quick 2>&1); rc=$?
+    caught=$(printf '%s\n' "$out" | grep -c '^FAIL')
+    total=$(printf '%s\n' "$out" | grep -c '^\(PASS\|FAIL\)')
+    echo "quick grid: $v caught in $caught of $total cases"
+    if [ $rc -ne 1 ] || [ "$caught" -eq 0 ]; then failures=$((failures + 1)); fi
+done
+
+if [ $failures -ne 0 ]; then
+    echo "$failures mutation checks went wrong"
+    exit 1
+fi
+echo "every mutant was caught"
