@@ -368,25 +368,12 @@ void xf_instance_reference(xf_instance *in, double ulp)
     if (in->bound_ulp == ulp) return;
     in->bound_ulp = ulp;
     switch (in->c.stage) {
-    case XF_EMBED:
-        xf_ref_embed(&in->args.embed, in->ref[0]);
-        xf_bound_embed(&in->args.embed, ulp, in->bound[0]);
-        break;
-    case XF_LINEAR:
-        xf_ref_linear(&in->args.linear, in->ref[0]);
-        xf_bound_linear(&in->args.linear, in->bound[0]);
-        break;
-    case XF_SOFTMAX:
-        xf_ref_softmax(&in->args.softmax, in->ref[0]);
-        xf_bound_softmax(&in->args.softmax, ulp, in->bound[0]);
-        break;
-    case XF_ATTENTION:
-        xf_ref_attention(&in->args.attention, in->ref[0]);
-        xf_bound_attention(&in->args.attention, ulp, in->bound[0]);
-        break;
+    case XF_EMBED: xf_ref_embed(&in->args.embed, ulp, in->ref[0], in->bound[0], NULL); break;
+    case XF_LINEAR: xf_ref_linear(&in->args.linear, in->ref[0], in->bound[0]); break;
+    case XF_SOFTMAX: xf_ref_softmax(&in->args.softmax, ulp, in->ref[0], in->bound[0]); break;
+    case XF_ATTENTION: xf_ref_attention(&in->args.attention, ulp, in->ref[0], in->bound[0]); break;
     case XF_ADD_LAYERNORM:
-        xf_ref_add_layernorm(&in->args.add_layernorm, in->ref[0]);
-        xf_bound_add_layernorm(&in->args.add_layernorm, ulp, in->bound[0]);
+        xf_ref_add_layernorm(&in->args.add_layernorm, ulp, in->ref[0], in->bound[0]);
         break;
     default: reference_compound(in, ulp); break;
     }

@@ -27,12 +27,16 @@ static inline double xf_add_layernorm_bytes(const xf_add_layernorm_args *a)
     return 4.0 * (3.0 * a->rows * a->d + 2.0 * a->d);
 }
 
-// fp64 core on fp64 x and r; *var arrays: error model (errmodel.h), NULL to skip.
+// fp64 core on fp64 x and r; *var arrays: error model (errmodel.h), NULL to
+// skip; bound, if not NULL: the componentwise bound (add_layernorm_ref.c).
+// math_ulp: the variant's sqrt/rsqrt error in ulps.
 void xf_ref_add_layernorm_d(int rows, int d, const double *x, const double *r,
                             const double *xvar, const double *rvar, const float *gamma,
-                            const float *beta, double math_ulp, double *y, double *yvar);
+                            const float *beta, double math_ulp, double *y, double *yvar,
+                            double *bound);
 
-void xf_ref_add_layernorm(const xf_add_layernorm_args *a, double *y_ref);
-void xf_bound_add_layernorm(const xf_add_layernorm_args *a, double math_ulp, double *bound);
+// The stage as an fp32 variant sees it: reference and bound.
+void xf_ref_add_layernorm(const xf_add_layernorm_args *a, double math_ulp, double *y_ref,
+                          double *bound);
 
 #endif

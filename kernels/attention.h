@@ -39,12 +39,14 @@ static inline double xf_attention_bytes(const xf_attention_args *a)
 
 // fp64 reference on fp64 q/k/v laid out as in *shape (its float pointers are
 // not used). The *var arrays carry the error model (errmodel.h), laid out
-// like their values; all NULL to skip it.
+// like their values, all NULL to skip it; bound, if not NULL, receives the
+// componentwise bound (attention_ref.c). math_ulp: the variant's exp error.
 void xf_ref_attention_d(const xf_attention_args *shape, const double *q, const double *k,
                         const double *v, const double *qvar, const double *kvar,
-                        const double *vvar, double math_ulp, double *out, double *outvar);
+                        const double *vvar, double math_ulp, double *out, double *outvar,
+                        double *bound);
 
-void xf_ref_attention(const xf_attention_args *a, double *out_ref);
-void xf_bound_attention(const xf_attention_args *a, double math_ulp, double *bound);
+// The stage as an fp32 variant sees it: reference and bound.
+void xf_ref_attention(const xf_attention_args *a, double math_ulp, double *out_ref, double *bound);
 
 #endif

@@ -11,11 +11,8 @@ typedef struct {
 
 static row_scratch scratch_new(int n)
 {
-    row_scratch r = {
-        malloc((size_t)n * sizeof(double)), malloc((size_t)n * sizeof(double)),
-        malloc((size_t)n * sizeof(double)), malloc((size_t)n * sizeof(double)),
-        malloc((size_t)n * sizeof(double)),
-    };
+    size_t bytes = (size_t)n * sizeof(double);
+    row_scratch r = {malloc(bytes), malloc(bytes), malloc(bytes), malloc(bytes), malloc(bytes)};
     return r;
 }
 
@@ -28,10 +25,59 @@ static void scratch_free(row_scratch *r)
     free(r->s_var);
 }
 
+// Componentwise bound of one output element (bound != NULL):
+// - score s_j = q.k_j / sqrt(dk): the dot product is off by gamma(dk) |q||k_j|,
+//   the scale (computed in fp32) and the product add 2u: t_err_j =
+//   (gamma(dk) + 2u) |q||k_j| / sqrt(dk).
+// - softmax: p_j off by p_j (eps_j + max eps + gamma(n) + 2u), eps_j from
+//   xf_softmax_arg_error with t_err (softmax_ref.c).
+// - P V: sum_j |dp_j| |v_jd|, plus gamma(2n) sum_j p_j |v_jd| for the n-term
+//   sum and up to n online-softmax rescalings of the accumulator, plus the
+//   final rounding u |out_d|.
+// Fully masked rows get bound 0: they must be exactly 0.
+//
+// Error-model variance (outvar != NULL, errmodel.h):
+// d out = sum_j p_j (d s_j + d e_j)(v_j - out) + sum_j p_j d v_j (the
+// softmax normalisation turns a score error into p_j (ds_j - sum_l p_l ds_l)),
+// plus the roundings of the P V sum (2n: also covers online-softmax
+// rescaling) and of the common denominator (n + 2).
+static void output_row(const xf_attention_args *a, const double *v, const double *vvar,
+                       const row_scratch *r, double worst, int visible, size_t vbase,
+                       double *out, double *outvar, double *bound)
+{
+    const int n = a->seq_k;
+    for (int d = 0; d < a->dk; d++) {
+        double acc = 0.0, abs_pv = 0.0, err = 0.0, var = 0.0;
+        for (int j = 0; j < n; j++)
+            if (r->p[j] != 0.0) {
+                double vj = v[vbase + (size_t)j * a->ldv + d];
+                acc += r->p[j] * vj;
+                abs_pv += r->p[j] * fabs(vj);
+                if (bound) err += r->p[j] * (r->eps[j] + worst + xf_gamma(visible) + 2.0 * XF_U) * fabs(vj);
+            }
+        out[d] = acc;
+        if (bound)
+            bound[d] = visible ? err + xf_gamma(2.0 * visible) * abs_pv + XF_U * fabs(acc) + (n + 1) * 0x1p-126
+                               : 0.0;
+        if (!outvar) continue;
+        for (int j = 0; j < n; j++) {
+            if (r->p[j] == 0.0) continue;
+            size_t vi = vbase + (size_t)j * a->ldv + d;
+            double dv = v[vi] - acc;
+            // eps_j / u sums the magnitudes of the roundings of the exp argument.
+            double e_var = XF_VAR_U2 * (r->eps[j] / XF_U) * (r->eps[j] / XF_U);
+            var += r->p[j] * r->p[j] * (dv * dv * (r->s_var[j] + e_var) + vvar[vi]);
+        }
+        outvar[d] = visible ? var + XF_VAR_U2 * ((2.0 * n + 2.0) * abs_pv * abs_pv + (n + 2.0) * acc * acc)
+                            : 0.0;
+    }
+}
+
 // q, k, v, out as described in attention.h, in fp64.
 void xf_ref_attention_d(const xf_attention_args *a, const double *q, const double *k,
                         const double *v, const double *qvar, const double *kvar,
-                        const double *vvar, double math_ulp, double *out, double *outvar)
+                        const double *vvar, double math_ulp, double *out, double *outvar,
+                        double *bound)
 {
     const int n = a->seq_k, dk = a->dk;
     const double scale = 1.0 / sqrt((double)dk);
@@ -47,13 +93,13 @@ void xf_ref_attention_d(const xf_attention_args *a, const double *q, const doubl
                     double dot = 0.0, abs_dot = 0.0, var = 0.0;
                     for (int d = 0; d < dk; d++) {
                         dot += q[qoff + d] * k[koff + d];
-                        if (outvar) {
-                            abs_dot += fabs(q[qoff + d] * k[koff + d]);
+                        abs_dot += fabs(q[qoff + d] * k[koff + d]);
+                        if (outvar)
                             var += k[koff + d] * k[koff + d] * qvar[qoff + d] +
                                    q[qoff + d] * q[qoff + d] * kvar[koff + d];
-                        }
                     }
                     r.t[j] = scale * dot;
+                    r.t_err[j] = (xf_gamma(dk) + 2.0 * XF_U) * scale * abs_dot;
                     // dk products and sums, the scale (itself rounded) and
                     // its product: dk + 3 roundings of at most scale*abs_dot.
                     if (outvar)
@@ -61,35 +107,15 @@ void xf_ref_attention_d(const xf_attention_args *a, const double *q, const doubl
                                      XF_VAR_U2 * (dk + 3) * scale * scale * abs_dot * abs_dot;
                 }
                 int visible = xf_ref_softmax_row(n, r.t, pad, a->causal, i, r.p);
-                if (outvar) xf_softmax_arg_error(n, r.t, NULL, pad, a->causal, i, math_ulp, r.eps);
-                for (int d = 0; d < dk; d++) {
-                    double acc = 0.0;
-                    for (int j = 0; j < n; j++)
-                        if (r.p[j] != 0.0)
-                            acc += r.p[j] * v[((size_t)b * n + j) * a->ldv + (size_t)h * dk + d];
-                    out[ooff + d] = acc;
-                }
-                if (!outvar) continue;
-                // d out = sum_j p_j (d s_j + d e_j)(v_j - out) + sum_j p_j d v_j
-                // (the softmax normalisation turns a score error into
-                // p_j (ds_j - sum_l p_l ds_l)), plus the roundings of the
-                // P V sum (2n: also covers online-softmax rescaling) and of
-                // the common denominator (n + 2).
-                for (int d = 0; d < dk; d++) {
-                    double var = 0.0, abs_pv = 0.0, o = out[ooff + d];
-                    for (int j = 0; j < n; j++) {
-                        if (r.p[j] == 0.0) continue;
-                        size_t vi = ((size_t)b * n + j) * a->ldv + (size_t)h * dk + d;
-                        double dv = v[vi] - o;
-                        // eps_j / u is a sum of |magnitudes| of the roundings of the exp argument
-                        double e_var = XF_VAR_U2 * (r.eps[j] / XF_U) * (r.eps[j] / XF_U);
-                        var += r.p[j] * r.p[j] * (dv * dv * (r.s_var[j] + e_var) + vvar[vi]);
-                        abs_pv += r.p[j] * fabs(v[vi]);
-                    }
-                    outvar[ooff + d] = visible ? var + XF_VAR_U2 * ((2.0 * n + 2.0) * abs_pv * abs_pv +
-                                                                   (n + 2.0) * o * o)
-                                               : 0.0;
-                }
+                // The bound counts the score errors in eps; the error model
+                // carries them in s_var instead.
+                double worst = 0.0;
+                if (bound || outvar)
+                    worst = xf_softmax_arg_error(n, r.t, bound ? r.t_err : NULL, pad, a->causal,
+                                                 i, math_ulp, r.eps);
+                size_t vbase = (size_t)b * n * a->ldv + (size_t)h * dk;
+                output_row(a, v, vvar, &r, worst, visible, vbase, out + ooff,
+                           outvar ? outvar + ooff : NULL, bound ? bound + ooff : NULL);
             }
     }
     scratch_free(&r);
@@ -105,66 +131,14 @@ static double *gather(const float *src, int rows, int ld, int width)
     return dst;
 }
 
-void xf_ref_attention(const xf_attention_args *a, double *out_ref)
+void xf_ref_attention(const xf_attention_args *a, double math_ulp, double *out_ref, double *bound)
 {
     const int width = a->heads * a->dk;
     double *q = gather(a->q, a->batch * a->seq_q, a->ldq, width);
     double *k = gather(a->k, a->batch * a->seq_k, a->ldk, width);
     double *v = gather(a->v, a->batch * a->seq_k, a->ldv, width);
-    xf_ref_attention_d(a, q, k, v, NULL, NULL, NULL, 0.0, out_ref, NULL);
+    xf_ref_attention_d(a, q, k, v, NULL, NULL, NULL, math_ulp, out_ref, NULL, bound);
     free(q);
     free(k);
     free(v);
-}
-
-// Componentwise first-order bound for one output element out_d:
-// - score s_j = q.k_j / sqrt(dk): the dot product is off by gamma(dk) |q||k_j|,
-//   the scale (computed in fp32) and the product add 2u: t_err_j =
-//   (gamma(dk) + 2u) |q||k_j| / sqrt(dk).
-// - softmax: p_j off by p_j (eps_j + max eps + gamma(n) + 2u) (softmax.h,
-//   xf_softmax_arg_error with t_err).
-// - P V: sum_j |dp_j| |v_jd|, plus gamma(2n) sum_j p_j |v_jd| for the n-term
-//   sum and up to n online-softmax rescalings of the accumulator, plus the
-//   final rounding u |out_d|.
-// Fully masked rows get bound 0: they must be exactly 0.
-void xf_bound_attention(const xf_attention_args *a, double math_ulp, double *bound)
-{
-    const int n = a->seq_k, dk = a->dk;
-    const double scale = 1.0 / sqrt((double)dk);
-    row_scratch r = scratch_new(n);
-    for (int b = 0; b < a->batch; b++) {
-        const uint8_t *pad = a->key_pad ? a->key_pad + (size_t)b * n : NULL;
-        for (int h = 0; h < a->heads; h++)
-            for (int i = 0; i < a->seq_q; i++) {
-                const float *qi = a->q + ((size_t)b * a->seq_q + i) * a->ldq + (size_t)h * dk;
-                double *bo = bound + ((size_t)b * a->seq_q + i) * a->ldo + (size_t)h * dk;
-                for (int j = 0; j < n; j++) {
-                    const float *kj = a->k + ((size_t)b * n + j) * a->ldk + (size_t)h * dk;
-                    double dot = 0.0, abs_dot = 0.0;
-                    for (int d = 0; d < dk; d++) {
-                        dot += (double)qi[d] * kj[d];
-                        abs_dot += fabs((double)qi[d] * kj[d]);
-                    }
-                    r.t[j] = scale * dot;
-                    r.t_err[j] = (xf_gamma(dk) + 2.0 * XF_U) * scale * abs_dot;
-                }
-                int visible = xf_ref_softmax_row(n, r.t, pad, a->causal, i, r.p);
-                double worst = xf_softmax_arg_error(n, r.t, r.t_err, pad, a->causal, i,
-                                                    math_ulp, r.eps);
-                for (int d = 0; d < dk; d++) {
-                    double err = 0.0, abs_pv = 0.0, pv = 0.0;
-                    for (int j = 0; j < n; j++) {
-                        if (r.p[j] == 0.0) continue;
-                        double vj = a->v[((size_t)b * n + j) * a->ldv + (size_t)h * dk + d];
-                        err += r.p[j] * (r.eps[j] + worst + xf_gamma(visible) + 2.0 * XF_U) * fabs(vj);
-                        abs_pv += r.p[j] * fabs(vj);
-                        pv += r.p[j] * vj;
-                    }
-                    bo[d] = visible ? err + xf_gamma(2.0 * visible) * abs_pv + XF_U * fabs(pv) +
-                                          (n + 1) * 0x1p-126
-                                    : 0.0;
-                }
-            }
-    }
-    scratch_free(&r);
 }

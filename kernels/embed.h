@@ -32,11 +32,10 @@ static inline double xf_embed_bytes(const xf_embed_args *a)
 // The angle pos / 10000^(2i/d_model) of column col (i = col / 2).
 double xf_pe_angle(int pos, int col, int d_model);
 
-void xf_ref_embed_d(const xf_embed_args *a, double *y);
-void xf_ref_embed(const xf_embed_args *a, double *y_ref);
-// math_ulp: the variant's maximum error, in ulps, of exp/pow/sin/cos.
-void xf_bound_embed(const xf_embed_args *a, double math_ulp, double *bound);
-// Error-model variance (errmodel.h) of the same roundings, for the forward pass.
-void xf_errvar_embed(const xf_embed_args *a, double math_ulp, double *var);
+// The fp64 reference; bound (componentwise) and var (error model,
+// errmodel.h) may each be NULL. math_ulp: the variant's maximum error, in
+// ulps, of exp/pow/sin/cos.
+void xf_ref_embed(const xf_embed_args *a, double math_ulp, double *y, double *bound,
+                  double *var);
 
 #endif

@@ -10,63 +10,33 @@ double xf_pe_angle(int pos, int col, int d_model)
 }
 
 // y is (batch,seq,d_model)
-void xf_ref_embed_d(const xf_embed_args *a, double *y)
-{
-    const double scale = sqrt((double)a->d_model);
-    for (int b = 0; b < a->batch; b++)
-        for (int s = 0; s < a->seq; s++) {
-            const float *row = a->table + (size_t)a->ids[b * a->seq + s] * a->d_model;
-            double *out = y + ((size_t)b * a->seq + s) * a->d_model;
-            for (int c = 0; c < a->d_model; c++) {
-                double angle = xf_pe_angle(s, c, a->d_model);
-                double pe = (c % 2 == 0) ? sin(angle) : cos(angle);
-                out[c] = row[c] * scale + pe;
-            }
-        }
-}
-
-void xf_ref_embed(const xf_embed_args *a, double *y_ref) { xf_ref_embed_d(a, y_ref); }
-
-// Error of an fp32 evaluation, element by element:
+//
+// Error of an fp32 evaluation, element by element, the terms shared by the
+// bound (their sum) and the error-model variance (their squares, u^2/3):
 // - E * sqrt(d): sqrt(d) rounded once, the product once: 2u |E sqrt(d)|.
 // - the angle theta = pos * w, w = 10000^(-2i/d) = exp(-(2i/d) ln 10000):
 //   the exponent is off by 3u |ln w| (division, ln 10000, product), exp or
 //   pow adds math_ulp u relative, the product with pos u relative: theta is
 //   off by |theta| (3 |ln w| + math_ulp + 1) u. sin and cos are 1-Lipschitz.
 // - sin/cos add math_ulp ulps of a value <= 1, at most math_ulp u.
-// - the final add u |y|. A table of PE computed in prepare in fp64 and
-//   rounded once is well inside this.
-void xf_bound_embed(const xf_embed_args *a, double math_ulp, double *bound)
+// - the final add u |y| <= u (|E sqrt(d)| + 1).
+// A PE table computed in prepare in fp64 and rounded once is well inside.
+void xf_ref_embed(const xf_embed_args *a, double math_ulp, double *y, double *bound,
+                  double *var)
 {
     const double scale = sqrt((double)a->d_model);
     for (int b = 0; b < a->batch; b++)
         for (int s = 0; s < a->seq; s++) {
             const float *row = a->table + (size_t)a->ids[b * a->seq + s] * a->d_model;
-            double *out = bound + ((size_t)b * a->seq + s) * a->d_model;
+            size_t base = ((size_t)b * a->seq + s) * a->d_model;
             for (int c = 0; c < a->d_model; c++) {
                 double theta = xf_pe_angle(s, c, a->d_model);
-                double ln_w = -((double)(c & ~1) / a->d_model) * log(10000.0);
-                double pe_err = (theta * (3.0 * fabs(ln_w) + math_ulp + 1.0) + math_ulp) * XF_U;
-                double e = fabs(row[c] * scale);
-                out[c] = 2.0 * XF_U * e + pe_err + XF_U * (e + 1.0) + 0x1p-149;
-            }
-        }
-}
-
-// The roundings listed above xf_bound_embed, as independent errors.
-void xf_errvar_embed(const xf_embed_args *a, double math_ulp, double *var)
-{
-    const double scale = sqrt((double)a->d_model);
-    for (int b = 0; b < a->batch; b++)
-        for (int s = 0; s < a->seq; s++) {
-            const float *row = a->table + (size_t)a->ids[b * a->seq + s] * a->d_model;
-            double *out = var + ((size_t)b * a->seq + s) * a->d_model;
-            for (int c = 0; c < a->d_model; c++) {
-                double theta = xf_pe_angle(s, c, a->d_model);
+                y[base + c] = row[c] * scale + ((c % 2 == 0) ? sin(theta) : cos(theta));
                 double ln_w = -((double)(c & ~1) / a->d_model) * log(10000.0);
                 double pe = theta * (3.0 * fabs(ln_w) + math_ulp + 1.0) + math_ulp;
                 double e = fabs(row[c] * scale);
-                out[c] = XF_VAR_U2 * (2.0 * e * e + pe * pe + (e + 1.0) * (e + 1.0));
+                if (bound) bound[base + c] = XF_U * (2.0 * e + pe + e + 1.0) + 0x1p-149;
+                if (var) var[base + c] = XF_VAR_U2 * (2.0 * e * e + pe * pe + (e + 1.0) * (e + 1.0));
             }
         }
 }

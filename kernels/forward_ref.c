@@ -13,8 +13,7 @@ static void embed_with_var(const xf_forward_args *a, int seq, const int32_t *ids
     size_t count = (size_t)a->batch * seq * d;
     *val = malloc(count * sizeof(double));
     *var = malloc(count * sizeof(double));
-    xf_ref_embed_d(&e, *val);
-    xf_errvar_embed(&e, math_ulp, *var);
+    xf_ref_embed(&e, math_ulp, *val, NULL, *var);
 }
 
 // In place: x <- LayerNorm(x) (no residual), for the optional final norms.
@@ -24,7 +23,8 @@ static void final_norm(int rows, int d, const xf_norm_weights *n, double math_ul
     size_t count = (size_t)rows * d;
     double *zero = calloc(count, sizeof(double));
     double *y = malloc(count * sizeof(double)), *yvar = malloc(count * sizeof(double));
-    xf_ref_add_layernorm_d(rows, d, x, zero, xvar, zero, n->gamma, n->beta, math_ulp, y, yvar);
+    xf_ref_add_layernorm_d(rows, d, x, zero, xvar, zero, n->gamma, n->beta, math_ulp, y, yvar,
+                           NULL);
     memcpy(x, y, count * sizeof(double));
     memcpy(xvar, yvar, count * sizeof(double));
     free(zero);

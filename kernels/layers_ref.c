@@ -30,7 +30,7 @@ static void act_free(act *a)
 static act linear(int m, int n, int k, act x, const float *w, const float *b, int relu)
 {
     act y = act_new((size_t)m * n);
-    xf_ref_linear_d(m, n, k, x.val, x.var, w, b, relu, y.val, y.var);
+    xf_ref_linear_d(m, n, k, x.val, x.var, w, b, relu, y.val, y.var, NULL);
     return y;
 }
 
@@ -49,7 +49,7 @@ static act mha(int batch, int seq_q, int seq_k, int heads, int dk, act q_in, act
         .ldq = d, .ldk = 2 * d, .ldv = 2 * d, .key_pad = key_pad, .causal = causal, .ldo = d,
     };
     xf_ref_attention_d(&shape, q.val, kv.val, kv.val + d, q.var, kv.var, kv.var + d, math_ulp,
-                       ctx.val, ctx.var);
+                       ctx.val, ctx.var, NULL);
     act out = linear(batch * seq_q, d, d, ctx, w->out_proj_w, w->out_proj_b, 0);
     act_free(&q);
     act_free(&kv);
@@ -62,7 +62,7 @@ static void add_norm(int rows, int d, act *x, act *r, const xf_norm_weights *n, 
 {
     act y = act_new((size_t)rows * d);
     xf_ref_add_layernorm_d(rows, d, x->val, r->val, x->var, r->var, n->gamma, n->beta,
-                           math_ulp, y.val, y.var);
+                           math_ulp, y.val, y.var, NULL);
     act_free(x);
     act_free(r);
     *x = y;

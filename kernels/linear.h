@@ -28,13 +28,14 @@ static inline double xf_linear_bytes(const xf_linear_args *a)
 }
 
 // fp64 reference on fp64 activations. xvar/yvar carry the error-model
-// variance (see kernels/errmodel.h); both NULL to skip it.
+// variance (kernels/errmodel.h), both NULL to skip it; bound, if not NULL,
+// receives the componentwise bound |y - y_ref| <= bound that any fp32
+// variant must meet (derivation in linear_ref.c).
 void xf_ref_linear_d(int m, int n, int k, const double *x, const double *xvar,
-                     const float *w, const float *b, int relu, double *y, double *yvar);
+                     const float *w, const float *b, int relu, double *y, double *yvar,
+                     double *bound);
 
-// fp64 reference of the stage as an fp32 variant sees it, and the
-// componentwise bound |y - y_ref| <= bound that any fp32 variant must meet.
-void xf_ref_linear(const xf_linear_args *a, double *y_ref);
-void xf_bound_linear(const xf_linear_args *a, double *bound);
+// The stage as an fp32 variant sees it: reference and bound.
+void xf_ref_linear(const xf_linear_args *a, double *y_ref, double *bound);
 
 #endif

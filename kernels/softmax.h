@@ -35,8 +35,9 @@ static inline double xf_softmax_bytes(const xf_softmax_args *a)
 int xf_ref_softmax_row(int n, const double *t, const uint8_t *pad_row, int causal, int i,
                        double *p);
 
-void xf_ref_softmax(const xf_softmax_args *a, double *y_ref);
-void xf_bound_softmax(const xf_softmax_args *a, double math_ulp, double *bound);
+// The fp64 reference and, if bound is not NULL, the componentwise bound
+// (softmax_ref.c). math_ulp: the variant's exp error in ulps.
+void xf_ref_softmax(const xf_softmax_args *a, double math_ulp, double *y_ref, double *bound);
 
 // Relative error bound of the exp arguments of one row, shared with the
 // attention bound. t: the exact scaled scores; t_err: how far the variant's

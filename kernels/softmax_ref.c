@@ -23,22 +23,6 @@ int xf_ref_softmax_row(int n, const double *t, const uint8_t *pad_row, int causa
     return visible;
 }
 
-// x and y are (batch,heads,seq_q,seq_k)
-void xf_ref_softmax(const xf_softmax_args *a, double *y_ref)
-{
-    double *t = malloc((size_t)a->seq_k * sizeof *t);
-    for (int b = 0; b < a->batch; b++) {
-        const uint8_t *pad = a->key_pad ? a->key_pad + (size_t)b * a->seq_k : NULL;
-        for (int h = 0; h < a->heads; h++)
-            for (int i = 0; i < a->seq_q; i++) {
-                size_t row = (((size_t)b * a->heads + h) * a->seq_q + i) * a->seq_k;
-                for (int j = 0; j < a->seq_k; j++) t[j] = (double)a->scale * a->x[row + j];
-                xf_ref_softmax_row(a->seq_k, t, pad, a->causal, i, y_ref + row);
-            }
-    }
-    free(t);
-}
-
 // For visible key j, the fp32 exp argument a_j = t_j - max is off by
 //   eps_j = t_err_j + max_l t_err_l     (scores already off on entry)
 //         + u (|t_j| + |max| + |a_j|)   (scaling t_j, scaling max, subtracting)
@@ -67,24 +51,28 @@ double xf_softmax_arg_error(int n, const double *t, const double *t_err,
     return worst;
 }
 
-// y_j = e_j / sum_l e_l. With e_j off by eps_j relative, the sum of n
-// visible terms is off by at most max eps + gamma(n) relative, and the
-// division (or multiplication by a reciprocal) adds 2u:
+// x and y are (batch,heads,seq_q,seq_k)
+//
+// bound: y_j = e_j / sum_l e_l. With e_j off by eps_j relative
+// (xf_softmax_arg_error), the sum of n visible terms is off by at most
+// max eps + gamma(n) relative, and the division (or multiplication by a
+// reciprocal) adds 2u:
 //   |y_j - y_ref_j| <= y_ref_j (eps_j + max eps + gamma(n) + 2u) + tiny,
 // tiny = 2^-126 because a variant may flush an underflowing exp to zero.
 // Masked entries get bound 0: they must be exactly 0.
-void xf_bound_softmax(const xf_softmax_args *a, double math_ulp, double *bound)
+void xf_ref_softmax(const xf_softmax_args *a, double math_ulp, double *y_ref, double *bound)
 {
     double *t = malloc((size_t)a->seq_k * sizeof *t);
-    double *p = malloc((size_t)a->seq_k * sizeof *p);
     double *eps = malloc((size_t)a->seq_k * sizeof *eps);
     for (int b = 0; b < a->batch; b++) {
         const uint8_t *pad = a->key_pad ? a->key_pad + (size_t)b * a->seq_k : NULL;
         for (int h = 0; h < a->heads; h++)
             for (int i = 0; i < a->seq_q; i++) {
                 size_t row = (((size_t)b * a->heads + h) * a->seq_q + i) * a->seq_k;
+                const double *p = y_ref + row;
                 for (int j = 0; j < a->seq_k; j++) t[j] = (double)a->scale * a->x[row + j];
-                int n = xf_ref_softmax_row(a->seq_k, t, pad, a->causal, i, p);
+                int n = xf_ref_softmax_row(a->seq_k, t, pad, a->causal, i, y_ref + row);
+                if (!bound) continue;
                 double worst = xf_softmax_arg_error(a->seq_k, t, NULL, pad, a->causal, i,
                                                     math_ulp, eps);
                 for (int j = 0; j < a->seq_k; j++)
@@ -94,6 +82,6 @@ void xf_bound_softmax(const xf_softmax_args *a, double math_ulp, double *bound)
             }
     }
     free(t);
-    free(p);
     free(eps);
 }
+
