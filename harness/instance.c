@@ -270,7 +270,8 @@ static int build_compound(xf_instance *in, xf_rng *r)
         if (!enc || !dec) return -1;
         *a = (xf_forward_args){.batch = c->batch, .seq_s = c->seq_k, .seq_t = c->seq_q,
                                .heads = c->heads, .dk = c->dk, .d_ff = c->d_ff,
-                               .layers = layers, .vocab = c->vocab, .enc = enc, .dec = dec};
+                               .enc_layers = layers, .dec_layers = layers, .vocab = c->vocab,
+                               .enc = enc, .dec = dec};
         a->src_ids = make_ids(in, r, (size_t)c->batch * c->seq_k, c->vocab);
         a->tgt_ids = make_ids(in, r, (size_t)c->batch * c->seq_q, c->vocab);
         a->src_table = make_table(in, r, c->vocab, d);

@@ -74,12 +74,12 @@ static cost forward_cost(const xf_forward_args *a)
     cost c = {0, 0};
     xf_embed_args es = {.batch = a->batch, .seq = a->seq_s, .d_model = d};
     xf_embed_args et = {.batch = a->batch, .seq = a->seq_t, .d_model = d};
-    c.flops += xf_embed_flops(&es) + xf_embed_flops(&et);
-    c.bytes += xf_embed_bytes(&es) + xf_embed_bytes(&et);
+    if (a->src_ids) c.flops += xf_embed_flops(&es), c.bytes += xf_embed_bytes(&es);
+    if (a->tgt_ids) c.flops += xf_embed_flops(&et), c.bytes += xf_embed_bytes(&et);
     cost e = encoder_cost(a->batch, a->seq_s, a->heads, a->dk, a->d_ff);
     cost dd = decoder_cost(a->batch, a->seq_t, a->seq_s, a->heads, a->dk, a->d_ff);
-    c.flops += a->layers * (e.flops + dd.flops);
-    c.bytes += a->layers * (e.bytes + dd.bytes);
+    c.flops += a->enc_layers * e.flops + a->dec_layers * dd.flops;
+    c.bytes += a->enc_layers * e.bytes + a->dec_layers * dd.bytes;
     if (a->enc_norm.gamma) add_norm(&c, a->batch * a->seq_s, d);
     if (a->dec_norm.gamma) add_norm(&c, a->batch * a->seq_t, d);
     return c;

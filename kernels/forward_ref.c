@@ -4,15 +4,22 @@
 #include "add_layernorm.h"
 #include "forward.h"
 
+// The stack's input: embedded ids, or the given embedded sequence (exact,
+// so its variance is 0).
 static void embed_with_var(const xf_forward_args *a, int seq, const int32_t *ids,
-                           const float *table, double math_ulp, double **val, double **var)
+                           const float *table, const float *x, double math_ulp, double **val,
+                           double **var)
 {
     const int d = a->heads * a->dk;
-    xf_embed_args e = {.batch = a->batch, .seq = seq, .d_model = d, .vocab = a->vocab,
-                       .ids = ids, .table = table};
     size_t count = (size_t)a->batch * seq * d;
     *val = malloc(count * sizeof(double));
-    *var = malloc(count * sizeof(double));
+    *var = calloc(count, sizeof(double));
+    if (!ids) {
+        for (size_t i = 0; i < count; i++) (*val)[i] = x[i];
+        return;
+    }
+    xf_embed_args e = {.batch = a->batch, .seq = seq, .d_model = d, .vocab = a->vocab,
+                       .ids = ids, .table = table};
     xf_ref_embed(&e, math_ulp, *val, NULL, *var);
 }
 
@@ -42,8 +49,8 @@ void xf_ref_forward_d(const xf_forward_args *a, double math_ulp, double *memory,
     const size_t tgt_count = (size_t)a->batch * a->seq_t * d;
     double *x, *xvar;
 
-    embed_with_var(a, a->seq_s, a->src_ids, a->src_table, math_ulp, &x, &xvar);
-    for (int l = 0; l < a->layers; l++) {
+    embed_with_var(a, a->seq_s, a->src_ids, a->src_table, a->src_x, math_ulp, &x, &xvar);
+    for (int l = 0; l < a->enc_layers; l++) {
         xf_encoder_layer_args e = {.batch = a->batch, .seq = a->seq_s, .heads = a->heads,
                                    .dk = a->dk, .d_ff = a->d_ff, .src_pad = a->src_pad,
                                    .w = &a->enc[l]};
@@ -57,8 +64,8 @@ void xf_ref_forward_d(const xf_forward_args *a, double math_ulp, double *memory,
     free(x);
     free(xvar);
 
-    embed_with_var(a, a->seq_t, a->tgt_ids, a->tgt_table, math_ulp, &x, &xvar);
-    for (int l = 0; l < a->layers; l++) {
+    embed_with_var(a, a->seq_t, a->tgt_ids, a->tgt_table, a->tgt_x, math_ulp, &x, &xvar);
+    for (int l = 0; l < a->dec_layers; l++) {
         xf_decoder_layer_args dl = {.batch = a->batch, .seq_t = a->seq_t, .seq_s = a->seq_s,
                                     .heads = a->heads, .dk = a->dk, .d_ff = a->d_ff,
                                     .tgt_pad = a->tgt_pad, .src_pad = a->src_pad,

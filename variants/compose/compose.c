@@ -96,44 +96,53 @@ static void final_norm(xf_exec *ex, int rows, int d, const xf_norm_weights *n, c
     add_norm(ex, rows, d, x, zero, n, y);
 }
 
+// One stack's input: the embedded ids (into buf), or the given embedded
+// sequence as is.
+static const float *stack_input(xf_exec *ex, const xf_forward_args *a, int seq,
+                                const int32_t *ids, const float *table, const float *x, float *buf)
+{
+    if (!ids) return x;
+    xf_embed_args e = {.batch = a->batch, .seq = seq, .d_model = a->heads * a->dk,
+                       .vocab = a->vocab, .ids = ids, .table = table, .y = buf};
+    xf_exec_call(ex, XF_EMBED, &e);
+    return buf;
+}
+
 // Two ping-pong buffers per stack; the last layer (or the final norm)
 // writes straight into the caller's output.
 static void forward(xf_exec *ex, const xf_forward_args *a)
 {
     const int d = a->heads * a->dk;
     const int src_rows = a->batch * a->seq_s, tgt_rows = a->batch * a->seq_t;
-    float *s0 = xf_exec_buffer(ex, (size_t)src_rows * d), *s1 = xf_exec_buffer(ex, (size_t)src_rows * d);
-    float *t0 = xf_exec_buffer(ex, (size_t)tgt_rows * d), *t1 = xf_exec_buffer(ex, (size_t)tgt_rows * d);
+    float *s[2] = {xf_exec_buffer(ex, (size_t)src_rows * d), xf_exec_buffer(ex, (size_t)src_rows * d)};
+    float *t[2] = {xf_exec_buffer(ex, (size_t)tgt_rows * d), xf_exec_buffer(ex, (size_t)tgt_rows * d)};
 
-    xf_embed_args es = {.batch = a->batch, .seq = a->seq_s, .d_model = d, .vocab = a->vocab,
-                        .ids = a->src_ids, .table = a->src_table, .y = s0};
-    xf_exec_call(ex, XF_EMBED, &es);
-    for (int l = 0; l < a->layers; l++) {
-        int last = l == a->layers - 1 && !a->enc_norm.gamma;
+    const float *x = stack_input(ex, a, a->seq_s, a->src_ids, a->src_table, a->src_x, s[0]);
+    for (int l = 0; l < a->enc_layers; l++) {
+        int last = l == a->enc_layers - 1 && !a->enc_norm.gamma;
+        float *y = last ? a->memory : (x == s[0] ? s[1] : s[0]);
         xf_encoder_layer_args e = {.batch = a->batch, .seq = a->seq_s, .heads = a->heads,
-                                   .dk = a->dk, .d_ff = a->d_ff, .x = s0, .src_pad = a->src_pad,
-                                   .w = &a->enc[l], .y = last ? a->memory : s1};
+                                   .dk = a->dk, .d_ff = a->d_ff, .x = x, .src_pad = a->src_pad,
+                                   .w = &a->enc[l], .y = y};
         encoder_layer(ex, &e);
-        float *t = s0; s0 = s1; s1 = t;
+        x = y;
     }
-    if (a->enc_norm.gamma) final_norm(ex, src_rows, d, &a->enc_norm, s0, a->memory);
-    else if (a->layers == 0) memcpy(a->memory, s0, (size_t)src_rows * d * sizeof(float));
+    if (a->enc_norm.gamma) final_norm(ex, src_rows, d, &a->enc_norm, x, a->memory);
+    else if (a->enc_layers == 0) memcpy(a->memory, x, (size_t)src_rows * d * sizeof(float));
 
-    xf_embed_args et = {.batch = a->batch, .seq = a->seq_t, .d_model = d, .vocab = a->vocab,
-                        .ids = a->tgt_ids, .table = a->tgt_table, .y = t0};
-    xf_exec_call(ex, XF_EMBED, &et);
-    for (int l = 0; l < a->layers; l++) {
-        int last = l == a->layers - 1 && !a->dec_norm.gamma;
+    x = stack_input(ex, a, a->seq_t, a->tgt_ids, a->tgt_table, a->tgt_x, t[0]);
+    for (int l = 0; l < a->dec_layers; l++) {
+        int last = l == a->dec_layers - 1 && !a->dec_norm.gamma;
+        float *y = last ? a->y : (x == t[0] ? t[1] : t[0]);
         xf_decoder_layer_args dl = {.batch = a->batch, .seq_t = a->seq_t, .seq_s = a->seq_s,
-                                    .heads = a->heads, .dk = a->dk, .d_ff = a->d_ff, .x = t0,
+                                    .heads = a->heads, .dk = a->dk, .d_ff = a->d_ff, .x = x,
                                     .memory = a->memory, .tgt_pad = a->tgt_pad,
-                                    .src_pad = a->src_pad, .w = &a->dec[l],
-                                    .y = last ? a->y : t1};
+                                    .src_pad = a->src_pad, .w = &a->dec[l], .y = y};
         decoder_layer(ex, &dl);
-        float *t = t0; t0 = t1; t1 = t;
+        x = y;
     }
-    if (a->dec_norm.gamma) final_norm(ex, tgt_rows, d, &a->dec_norm, t0, a->y);
-    else if (a->layers == 0) memcpy(a->y, t0, (size_t)tgt_rows * d * sizeof(float));
+    if (a->dec_norm.gamma) final_norm(ex, tgt_rows, d, &a->dec_norm, x, a->y);
+    else if (a->dec_layers == 0) memcpy(a->y, x, (size_t)tgt_rows * d * sizeof(float));
 }
 
 static void dispatch(xf_exec *ex, xf_stage stage, const void *args)
