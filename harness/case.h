@@ -17,7 +17,8 @@ int xf_pad_from_name(const char *name); // -1 if unknown
 // source (memory) length. The encoder runs on seq_k, the decoder on seq_q.
 typedef struct {
     xf_stage stage;
-    int batch, heads, dk, seq_q, seq_k, d_ff, layers, vocab;
+    int batch, heads, dk, seq_q, seq_k, d_ff, vocab;
+    int layers, dec_layers; // forward: encoder and decoder layers (--layers sets both)
     int n, k;       // linear: outputs and inputs (0: 3*d_model and d_model, the QKV projection)
     int relu;       // linear: fused ReLU
     xf_pad pad;     // key padding of every attention (source and target)

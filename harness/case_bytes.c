@@ -40,8 +40,9 @@ double xf_case_bytes(const xf_case *c)
                (F + OUT) * b * sq * d + (F + 16) * b * sk * d +
                layer_activations(b * sq, b * sk, d, c->d_ff);
     case XF_FORWARD: {
-        double per_layer = 2 * encoder_weight_floats(d, c->d_ff) + 4 * d * d + 6 * d;
-        return F * (c->layers * per_layer + 2 * c->vocab * d) + (OUT + 16) * b * (sq + sk) * d +
+        double enc = encoder_weight_floats(d, c->d_ff);
+        double dec = enc + 4 * d * d + 6 * d;
+        return F * (c->layers * enc + c->dec_layers * dec + 2 * c->vocab * d) + (OUT + 16) * b * (sq + sk) * d +
                layer_activations(b * (sq + sk), b * sk, d, c->d_ff);
     }
     default: return 0;

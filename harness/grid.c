@@ -120,21 +120,21 @@ static void compound(list *l, xf_stage stage, int full)
             if (!full && (i + p) % 2) continue;
             xf_case c = shape(l, dims[i][0], dims[i][1], dims[i][2], dims[i][3], dims[i][4]);
             c.pad = (xf_pad)p;
-            c.layers = 2;
+            c.layers = c.dec_layers = 2;
             c.vocab = 50;
             c.final_norm = (i + p) % 3 != 0;
             push(l, c);
         }
     if (stage == XF_FORWARD || stage == XF_FFN || full) {
         xf_case c = shape(l, 2, 8, 64, 33, 40); // Transformer-base width
-        c.pad = XF_PAD_SOME, c.layers = stage == XF_FORWARD ? 2 : 1, c.vocab = 100;
+        c.pad = XF_PAD_SOME, c.layers = c.dec_layers = stage == XF_FORWARD ? 2 : 1, c.vocab = 100;
         c.final_norm = 1;
         push(l, c);
     }
     if (full && stage == XF_FORWARD)
         for (int layers = 0; layers < 2; layers++) {
             xf_case c = shape(l, 2, 3, 8, 5, 7);
-            c.pad = XF_PAD_SOME, c.layers = layers, c.vocab = 20, c.final_norm = layers;
+            c.pad = XF_PAD_SOME, c.layers = c.dec_layers = layers, c.vocab = 20, c.final_norm = layers;
             push(l, c);
         }
 }

@@ -264,23 +264,22 @@ static int build_compound(xf_instance *in, xf_rng *r)
     }
     case XF_FORWARD: {
         xf_forward_args *a = &in->args.forward;
-        int layers = c->layers;
-        xf_encoder_weights *enc = own(in, (size_t)(layers ? layers : 1) * sizeof *enc);
-        xf_decoder_weights *dec = own(in, (size_t)(layers ? layers : 1) * sizeof *dec);
+        xf_encoder_weights *enc = own(in, (size_t)(c->layers + 1) * sizeof *enc);
+        xf_decoder_weights *dec = own(in, (size_t)(c->dec_layers + 1) * sizeof *dec);
         if (!enc || !dec) return -1;
         *a = (xf_forward_args){.batch = c->batch, .seq_s = c->seq_k, .seq_t = c->seq_q,
                                .heads = c->heads, .dk = c->dk, .d_ff = c->d_ff,
-                               .enc_layers = layers, .dec_layers = layers, .vocab = c->vocab,
+                               .enc_layers = c->layers, .dec_layers = c->dec_layers, .vocab = c->vocab,
                                .enc = enc, .dec = dec};
         a->src_ids = make_ids(in, r, (size_t)c->batch * c->seq_k, c->vocab);
         a->tgt_ids = make_ids(in, r, (size_t)c->batch * c->seq_q, c->vocab);
         a->src_table = make_table(in, r, c->vocab, d);
         a->tgt_table = make_table(in, r, c->vocab, d);
         if (!a->src_ids || !a->tgt_ids || !a->src_table || !a->tgt_table) return -1;
-        for (int l = 0; l < layers; l++)
-            if (encoder_weights(in, r, d, c->d_ff, &enc[l]) ||
-                decoder_weights(in, r, d, c->d_ff, &dec[l]))
-                return -1;
+        for (int l = 0; l < c->layers; l++)
+            if (encoder_weights(in, r, d, c->d_ff, &enc[l])) return -1;
+        for (int l = 0; l < c->dec_layers; l++)
+            if (decoder_weights(in, r, d, c->d_ff, &dec[l])) return -1;
         if (c->final_norm &&
             (norm_weights(in, r, d, &a->enc_norm) || norm_weights(in, r, d, &a->dec_norm)))
             return -1;

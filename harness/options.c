@@ -120,6 +120,7 @@ void xf_options_parse(int argc, char **argv, xf_options *o)
     }
     if ((long)c->heads * c->dk > SIZE_MAX_ARG)
         xf_die_usage("d_model = heads * dk = %ld is too large", (long)c->heads * c->dk);
+    c->dec_layers = c->layers;
     if (seq) c->seq_q = c->seq_k = seq;
     if (seq_q) c->seq_q = seq_q;
     if (seq_k) c->seq_k = seq_k;

@@ -27,7 +27,7 @@ void xf_case_describe(const xf_case *c, char *buf, size_t size)
     if (c->stage == XF_ENCODER_LAYER) ADD(" s=%d", c->seq_k);
     else ADD(" sq=%d sk=%d", c->seq_q, c->seq_k);
     if (c->stage >= XF_FIRST_COMPOUND) ADD(" d_ff=%d", c->d_ff);
-    if (c->stage == XF_FORWARD) ADD(" layers=%d+%d final_norm=%d", c->layers, c->layers, c->final_norm);
+    if (c->stage == XF_FORWARD) ADD(" layers=%d+%d final_norm=%d", c->layers, c->dec_layers, c->final_norm);
     ADD(" pad=%s", xf_pad_name(c->pad));
     if (c->stage == XF_ATTENTION || c->stage == XF_SOFTMAX) ADD(" causal=%d", c->causal);
 }
