@@ -9,6 +9,7 @@
 
 #include "app.h"
 #include "grid.h"
+#include "model_file.h"
 #include "options.h"
 #include "registry.h"
 #include "report.h"
@@ -150,6 +151,22 @@ typedef struct {
     int passed, failed, skipped;
 } tally;
 
+// --out: the forward pass's outputs as safetensors ("memory", "output").
+static void write_outputs(const char *path, const xf_instance *in, const char *variant,
+                          const xf_machine *m)
+{
+    const xf_forward_args *a = &in->args.forward;
+    const int d = a->heads * a->dk;
+    xf_st_out t[2] = {{"memory", in->out[0].data, 3, {a->batch, a->seq_s, d}},
+                      {"output", in->out[1].data, 3, {a->batch, a->seq_t, d}}};
+    char heads[16];
+    snprintf(heads, sizeof heads, "%d", a->heads);
+    const char *meta[] = {"producer", "xfbench", "variant", variant, "commit", m->commit, "heads", heads};
+    char err[300];
+    if (xf_st_write(path, t, 2, meta, 4, err, sizeof err)) xf_die_usage("--out: %s", err);
+    printf("wrote memory and output of %s to %s\n", variant, path);
+}
+
 static void print_check(const char *status, const xf_case *c, const entry *e,
                         const xf_check_result *r, const xf_instance *in)
 {
@@ -237,53 +254,81 @@ static void print_breakdown(const entry *e, const xf_timing *tm)
     }
 }
 
-static int bench_stage(xf_stage s, const xf_options *o, const xf_machine *m, FILE *csv,
-                       int breakdown, int *any)
+// Checks, then times, every entry on one instance. The forward command also
+// prints the per-stage breakdown, compares with PyTorch's outputs stored in
+// the weights file and writes the outputs (--out).
+static int bench_instance(xf_instance *in, entry *es, int n, const xf_options *o,
+                          const xf_machine *m, FILE *csv, int breakdown, const xf_st *st)
 {
-    entry es[MAX_ENTRIES];
-    int n = select_entries(s, o, es, MAX_ENTRIES), failed = 0;
-    if (!n) return 0;
-    xf_case c = o->shape;
-    c.stage = s;
-    xf_instance in;
-    build_or_die(&in, &c, m);
+    const xf_stage s = in->c.stage;
+    int failed = 0;
     char desc[256];
-    xf_case_describe(&c, desc, sizeof desc);
+    xf_case_describe(&in->c, desc, sizeof desc);
     xf_timer_opts to = {o->min_time, o->min_reps};
     for (int i = 0; i < n; i++) {
         entry *e = &es[i];
-        *any = 1;
         if (e->unavailable) {
             printf("%-13s %-24s %-44s unavailable: %s\n", xf_stage_name(s), e->r.name, desc, e->unavailable);
             continue;
         }
         if (e->note[0]) printf("note: %s %s: %s\n", xf_stage_name(s), e->r.name, e->note);
-        if (xf_runner_prepare(&e->r, &in) != 0) {
+        if (xf_runner_prepare(&e->r, in) != 0) {
             printf("%-13s %-24s %-44s prepare refused this shape\n", xf_stage_name(s), e->r.name, desc);
             xf_runner_release(&e->r);
             continue;
         }
         xf_check_result r;
-        xf_check_run(&e->r, &in, &r);
+        xf_check_run(&e->r, in, &r);
+        if (st) failed |= xf_compare_with_torch(st, in, e->r.name, stdout) != 0;
+        if (o->out) write_outputs(o->out, in, e->r.name, m);
         if (!r.passed) {
             // Never a speed for a wrong result.
             printf("%-13s %-24s %-44s FAILED CHECK, not timed: %s\n", xf_stage_name(s), e->r.name, desc, r.why);
-            if (csv) xf_csv_row(csv, &in, e->r.name, e->cflags, o->threads, &r, NULL, e->r.prepare_ns, m);
+            if (csv) xf_csv_row(csv, in, e->r.name, e->cflags, o->threads, &r, NULL, e->r.prepare_ns, m);
             failed = 1;
             xf_runner_release(&e->r);
             continue;
         }
         xf_timing tm;
-        xf_time(&e->r, &in, &to, &tm);
+        xf_time(&e->r, in, &to, &tm);
         printf("%-13s %-24s %-44s %10.4f %10.4f %6.1f %8.2f %8.2f %9.3f  ok (err/bound %.2g)\n",
                xf_stage_name(s), e->r.name, desc, tm.median_ns / 1e6, tm.min_ns / 1e6,
-               tm.spread_pct, in.flops / tm.median_ns, in.bytes / tm.median_ns,
+               tm.spread_pct, in->flops / tm.median_ns, in->bytes / tm.median_ns,
                e->r.prepare_ns / 1e6, r.worst_ratio);
         if (breakdown) print_breakdown(e, &tm);
-        if (csv) xf_csv_row(csv, &in, e->r.name, e->cflags, o->threads, &r, &tm, e->r.prepare_ns, m);
+        if (csv) xf_csv_row(csv, in, e->r.name, e->cflags, o->threads, &r, &tm, e->r.prepare_ns, m);
         xf_runner_release(&e->r);
     }
+    return failed;
+}
+
+static int bench_stage(xf_stage s, const xf_options *o, const xf_machine *m, FILE *csv,
+                       int breakdown, int *any)
+{
+    entry es[MAX_ENTRIES];
+    int n = select_entries(s, o, es, MAX_ENTRIES);
+    if (!n) return 0;
+    *any = 1;
+    xf_instance in;
+    xf_st st;
+    if (o->weights) {
+        char err[400];
+        if (xf_st_load(o->weights, m->mem_available, &st, err, sizeof err))
+            xf_die_usage("%s", err);
+        if (xf_instance_from_file(&in, &st, &o->shape, o->heads_set, err, sizeof err)) {
+            xf_instance_free(&in);
+            xf_st_free(&st);
+            xf_die_usage("%s: %s", o->weights, err);
+        }
+        refuse_oversized(&in.c, m);
+    } else {
+        xf_case c = o->shape;
+        c.stage = s;
+        build_or_die(&in, &c, m);
+    }
+    int failed = bench_instance(&in, es, n, o, m, csv, breakdown, o->weights ? &st : NULL);
     xf_instance_free(&in);
+    if (o->weights) xf_st_free(&st);
     return failed;
 }
 
@@ -322,6 +367,9 @@ int xf_main(int argc, char **argv)
         if (strcmp(o.stages, "all")) xf_die_usage("forward runs the forward stage; --stage does not apply");
         o.stages = "forward";
         if (!o.variants) o.variants = "naive";
+        if (o.out && strchr(o.variants, ',')) xf_die_usage("--out takes the outputs of one variant; give one --variant");
+    } else if (o.weights || o.out) {
+        xf_die_usage("--weights and --out belong to the forward command");
     }
     if (cmd == 0) return cmd_list();
     validate_selection(&o);

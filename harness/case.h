@@ -24,6 +24,7 @@ typedef struct {
     xf_pad pad;     // key padding of every attention (source and target)
     int causal;     // attention, softmax (the decoder is always causal)
     int final_norm; // forward: encoder.norm and decoder.norm present
+    int from_file;  // forward: weights (and maybe inputs) from --weights
     uint64_t seed;
 } xf_case;
 

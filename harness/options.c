@@ -77,7 +77,7 @@ void xf_options_parse(int argc, char **argv, xf_options *o)
         else xf_die_usage("%s needs a value", opt);
         xf_case *c = &o->shape;
         if (!strcmp(opt, "--batch")) c->batch = parse_int(opt, val, 1, SIZE_MAX_ARG);
-        else if (!strcmp(opt, "--heads")) c->heads = parse_int(opt, val, 1, SIZE_MAX_ARG);
+        else if (!strcmp(opt, "--heads")) c->heads = parse_int(opt, val, 1, SIZE_MAX_ARG), o->heads_set = 1;
         else if (!strcmp(opt, "--dk")) c->dk = parse_int(opt, val, 1, SIZE_MAX_ARG), dk_set = 1;
         else if (!strcmp(opt, "--d-model")) d_model = parse_int(opt, val, 1, SIZE_MAX_ARG);
         else if (!strcmp(opt, "--d-ff")) c->d_ff = parse_int(opt, val, 1, SIZE_MAX_ARG);
@@ -104,6 +104,8 @@ void xf_options_parse(int argc, char **argv, xf_options *o)
                 xf_die_usage("--grid: '%s' is not quick or full", val);
             o->grid = val;
         } else if (!strcmp(opt, "--csv")) o->csv = val;
+        else if (!strcmp(opt, "--weights")) o->weights = val;
+        else if (!strcmp(opt, "--out")) o->out = val;
         else if (!strcmp(opt, "--threads")) o->threads = parse_int(opt, val, 1, 1024);
         else if (!strcmp(opt, "--min-time")) o->min_time = parse_double(opt, val, 0.0, 3600.0);
         else if (!strcmp(opt, "--min-reps")) o->min_reps = parse_int(opt, val, 1, 1000000);
@@ -156,6 +158,12 @@ void xf_usage(const char *command)
          "  --stage S[,S...] (all)  --variant V[,V...] (all)\n"
          "  --use stage=variant[,...]  primitives used by compound stages (default: the family's)");
     if (!strcmp(command, "check")) puts("  --grid quick|full  check a built-in grid of shapes instead of one shape");
+    if (!strcmp(command, "forward"))
+        puts("weights:\n"
+             "  --weights FILE.safetensors  nn.Transformer state_dict names (batch-first inputs\n"
+             "      src, tgt, src_key_padding_mask, tgt_key_padding_mask optional; heads from\n"
+             "      metadata 'heads' or --heads); compares with torch.memory/torch.output if present\n"
+             "  --out FILE.safetensors      write 'memory' and 'output'");
     if (strcmp(command, "check"))
         puts("timing:\n"
              "  --min-time S (0.5)  --min-reps N (5)  --threads N (1)  --csv FILE (append rows)");

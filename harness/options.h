@@ -13,6 +13,9 @@ typedef struct {
     const char *use;       // compound stages: stage=variant overrides
     const char *grid;      // check: "quick" or "full"; NULL: the one shape
     const char *csv;       // bench/forward: append rows here
+    const char *weights;   // forward: nn.Transformer weights (safetensors)
+    const char *out;       // forward: write memory and output here (safetensors)
+    int heads_set;         // --heads was given
     int threads;
     double min_time;       // seconds
     int min_reps;

@@ -1,0 +1,387 @@
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model_file.h"
+#include "rng.h"
+
+#define ERR(...) (snprintf(err, err_size, __VA_ARGS__), -1)
+#define ERRP(...) (snprintf(err, err_size, __VA_ARGS__), NULL)
+
+static const char *const MHA[] = {"in_proj_weight", "in_proj_bias", "out_proj.weight", "out_proj.bias"};
+static const char *const ENC_SUFFIX[] = {
+    "self_attn.in_proj_weight", "self_attn.in_proj_bias", "self_attn.out_proj.weight",
+    "self_attn.out_proj.bias", "linear1.weight", "linear1.bias", "linear2.weight", "linear2.bias",
+    "norm1.weight", "norm1.bias", "norm2.weight", "norm2.bias"};
+static const char *const DEC_EXTRA[] = {
+    "multihead_attn.in_proj_weight", "multihead_attn.in_proj_bias", "multihead_attn.out_proj.weight",
+    "multihead_attn.out_proj.bias", "norm3.weight", "norm3.bias"};
+static const char *const OTHER[] = {
+    "encoder.norm.weight", "encoder.norm.bias", "decoder.norm.weight", "decoder.norm.bias", "src",
+    "tgt", "src_key_padding_mask", "tgt_key_padding_mask", "torch.memory", "torch.output"};
+
+#define COUNT(a) ((int)(sizeof a / sizeof a[0]))
+enum { MAX_LAYERS = 1000 };
+
+static int in_set(const char *s, const char *const *set, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(s, set[i])) return 1;
+    return 0;
+}
+
+// "encoder.layers.12.linear1.weight" -> 12 and "linear1.weight"; -1 if the
+// name is not of that form (leading zeros and huge indices are refused).
+static int layer_index(const char *name, const char *prefix, const char **suffix)
+{
+    size_t n = strlen(prefix);
+    if (strncmp(name, prefix, n)) return -1;
+    const char *p = name + n;
+    int idx = 0, digits = 0;
+    while (*p >= '0' && *p <= '9' && digits < 5) idx = idx * 10 + (*p++ - '0'), digits++;
+    if (!digits || *p != '.' || (digits > 1 && name[n] == '0') || idx >= MAX_LAYERS) return -1;
+    *suffix = p + 1;
+    return idx;
+}
+
+typedef struct {
+    xf_instance *in;
+    const xf_st *st;
+    char *err;
+    size_t err_size;
+} binder;
+
+// The tensor, which must be F32 of exactly this shape, copied to aligned
+// memory (the file's data has no alignment guarantee).
+static const float *f32(binder *b, const char *name, int ndim, const int64_t *shape)
+{
+    char *err = b->err;
+    size_t err_size = b->err_size;
+    const xf_st_tensor *t = xf_st_find(b->st, name);
+    if (!t) return ERRP("missing tensor '%s'", name);
+    if (strcmp(t->dtype, "F32")) return ERRP("tensor '%s' is %s, expected F32", name, t->dtype);
+    int ok = t->ndim == ndim;
+    for (int d = 0; ok && d < ndim; d++) ok = t->shape[d] == shape[d];
+    if (!ok) {
+        char got[96] = "", want[96] = "";
+        for (int d = 0; d < t->ndim; d++)
+            snprintf(got + strlen(got), sizeof got - strlen(got), "%s%lld", d ? ", " : "", (long long)t->shape[d]);
+        for (int d = 0; d < ndim; d++)
+            snprintf(want + strlen(want), sizeof want - strlen(want), "%s%lld", d ? ", " : "", (long long)shape[d]);
+        return ERRP("tensor '%s' has shape [%s], expected [%s]", name, got, want);
+    }
+    float *x = aligned_alloc(64, ((t->nbytes + 63) & ~(size_t)63) | 64);
+    if (!x) return ERRP("out of memory copying tensor '%s'", name);
+    memcpy(x, t->data, t->nbytes);
+    xf_instance *in = b->in;
+    in->owned = realloc(in->owned, (size_t)(in->nowned + 1) * sizeof *in->owned);
+    in->owned[in->nowned++] = x;
+    return x;
+}
+
+static const float *mat(binder *b, const char *name, int64_t rows, int64_t cols)
+{
+    int64_t s[2] = {rows, cols};
+    return f32(b, name, 2, s);
+}
+
+static const float *vec(binder *b, const char *name, int64_t n) { return f32(b, name, 1, &n); }
+
+static int mha(binder *b, const char *prefix, int d, xf_mha_weights *w)
+{
+    char n[4][160];
+    for (int i = 0; i < 4; i++) snprintf(n[i], sizeof n[i], "%s.%s", prefix, MHA[i]);
+    w->in_proj_w = mat(b, n[0], 3 * d, d);
+    w->in_proj_b = w->in_proj_w ? vec(b, n[1], 3 * d) : NULL;
+    w->out_proj_w = w->in_proj_b ? mat(b, n[2], d, d) : NULL;
+    w->out_proj_b = w->out_proj_w ? vec(b, n[3], d) : NULL;
+    return w->out_proj_b ? 0 : -1;
+}
+
+static int norm(binder *b, const char *prefix, int d, xf_norm_weights *w)
+{
+    char g[160], be[160];
+    snprintf(g, sizeof g, "%s.weight", prefix);
+    snprintf(be, sizeof be, "%s.bias", prefix);
+    w->gamma = vec(b, g, d);
+    w->beta = w->gamma ? vec(b, be, d) : NULL;
+    return w->beta ? 0 : -1;
+}
+
+static int ffn(binder *b, const char *prefix, int d, int d_ff, xf_ffn_weights *w)
+{
+    char n[4][160];
+    const char *const parts[4] = {"linear1.weight", "linear1.bias", "linear2.weight", "linear2.bias"};
+    for (int i = 0; i < 4; i++) snprintf(n[i], sizeof n[i], "%s.%s", prefix, parts[i]);
+    w->w1 = mat(b, n[0], d_ff, d);
+    w->b1 = w->w1 ? vec(b, n[1], d_ff) : NULL;
+    w->w2 = w->b1 ? mat(b, n[2], d, d_ff) : NULL;
+    w->b2 = w->w2 ? vec(b, n[3], d) : NULL;
+    return w->b2 ? 0 : -1;
+}
+
+// Every tensor must be one xfbench knows; returns the layer counts.
+static int scan_names(const xf_st *st, int *enc, int *dec, char *err, size_t err_size)
+{
+    *enc = *dec = 0;
+    for (int i = 0; i < st->n; i++) {
+        const char *name = st->t[i].name, *suffix;
+        int l;
+        if ((l = layer_index(name, "encoder.layers.", &suffix)) >= 0 && in_set(suffix, ENC_SUFFIX, COUNT(ENC_SUFFIX))) {
+            if (l + 1 > *enc) *enc = l + 1;
+        } else if ((l = layer_index(name, "decoder.layers.", &suffix)) >= 0 &&
+                   (in_set(suffix, ENC_SUFFIX, COUNT(ENC_SUFFIX)) || in_set(suffix, DEC_EXTRA, COUNT(DEC_EXTRA)))) {
+            if (l + 1 > *dec) *dec = l + 1;
+        } else if (!in_set(name, OTHER, COUNT(OTHER))) {
+            return ERR("unexpected tensor '%.120s' (not an nn.Transformer weight, input or output)", name);
+        }
+    }
+    if (!*enc && !*dec) return ERR("no encoder.layers.N or decoder.layers.N weights");
+    return 0;
+}
+
+static int heads_from(const xf_st *st, const xf_case *base, int heads_given, int d, char *err,
+                      size_t err_size)
+{
+    const char *meta = xf_st_meta(st, "heads");
+    int heads = heads_given ? base->heads : 0;
+    if (meta) {
+        char *end;
+        long h = strtol(meta, &end, 10);
+        if (end == meta || *end || h < 1 || h > d) return ERR("metadata heads '%.20s' is not a head count", meta);
+        if (heads_given && h != heads) return ERR("--heads %d disagrees with the file's metadata heads %ld", heads, h);
+        heads = (int)h;
+    }
+    if (!heads) return ERR("the head count is not in the file's metadata ('heads'); give --heads");
+    if (d % heads) return ERR("d_model %d is not a multiple of %d heads", d, heads);
+    return heads;
+}
+
+// A BOOL or U8 padding mask of exactly (batch, seq) holding only 0 and 1.
+static const uint8_t *mask(binder *b, const char *name, int batch, int seq)
+{
+    char *err = b->err;
+    size_t err_size = b->err_size;
+    const xf_st_tensor *t = xf_st_find(b->st, name);
+    if (!t) return NULL;
+    if (strcmp(t->dtype, "BOOL") && strcmp(t->dtype, "U8"))
+        return ERRP("tensor '%s' is %s, expected BOOL or U8", name, t->dtype);
+    if (t->ndim != 2 || t->shape[0] != batch || t->shape[1] != seq)
+        return ERRP("tensor '%s' is not of shape [%d, %d]", name, batch, seq);
+    for (size_t i = 0; i < t->numel; i++)
+        if (t->data[i] > 1) return ERRP("tensor '%s' holds %u, not 0 or 1", name, t->data[i]);
+    uint8_t *m = malloc(t->numel ? t->numel : 1);
+    if (!m) return ERRP("out of memory");
+    memcpy(m, t->data, t->numel);
+    xf_instance *in = b->in;
+    in->owned = realloc(in->owned, (size_t)(in->nowned + 1) * sizeof *in->owned);
+    in->owned[in->nowned++] = m;
+    return m;
+}
+
+// An input sequence: from the file (F32 [batch, seq, d]) or seeded.
+static const float *sequence(binder *b, xf_rng *r, const char *name, int *batch, int *seq, int d)
+{
+    const xf_st_tensor *t = xf_st_find(b->st, name);
+    if (t) {
+        if (t->ndim != 3 || t->shape[2] != d || t->shape[0] < 1 || t->shape[1] < 1 ||
+            t->shape[0] > (1 << 20) || t->shape[1] > (1 << 20)) {
+            snprintf(b->err, b->err_size, "tensor '%s' is not of shape [batch, seq, %d] (batch-first)", name, d);
+            return NULL;
+        }
+        *batch = (int)t->shape[0], *seq = (int)t->shape[1];
+        int64_t s[3] = {*batch, *seq, d};
+        return f32(b, name, 3, s);
+    }
+    size_t count = (size_t)*batch * *seq * d;
+    float *x = aligned_alloc(64, ((count * sizeof *x + 63) & ~(size_t)63) | 64);
+    if (!x) {
+        snprintf(b->err, b->err_size, "out of memory");
+        return NULL;
+    }
+    xf_rng_fill(r, x, count, -1.0f, 1.0f);
+    xf_instance *in = b->in;
+    in->owned = realloc(in->owned, (size_t)(in->nowned + 1) * sizeof *in->owned);
+    in->owned[in->nowned++] = x;
+    return x;
+}
+
+static int add_output(xf_instance *in, const char *name, size_t count)
+{
+    int i = in->nout++;
+    in->out_name[i] = name;
+    if (xf_guarded_alloc(&in->out[i], count)) return -1;
+    in->ref[i] = malloc(count * sizeof(double));
+    in->bound[i] = malloc(count * sizeof(double));
+    return in->ref[i] && in->bound[i] ? 0 : -1;
+}
+
+int xf_instance_from_file(xf_instance *in, const xf_st *st, const xf_case *base, int heads_given,
+                          char *err, size_t err_size)
+{
+    memset(in, 0, sizeof *in);
+    in->bound_ulp = -1.0;
+    in->model_bound = 1;
+    int enc_layers, dec_layers;
+    if (scan_names(st, &enc_layers, &dec_layers, err, err_size)) return -1;
+    char first[64];
+    snprintf(first, sizeof first, "%s.layers.0.self_attn.in_proj_weight", enc_layers ? "encoder" : "decoder");
+    const xf_st_tensor *ip = xf_st_find(st, first);
+    if (!ip) return ERR("missing tensor '%s'", first);
+    if (ip->ndim != 2 || ip->shape[1] < 1 || ip->shape[1] > (1 << 20) || ip->shape[0] != 3 * ip->shape[1])
+        return ERR("tensor '%s' is not of shape [3*d_model, d_model]", first);
+    const int d = (int)ip->shape[1];
+    snprintf(first, sizeof first, "%s.layers.0.linear1.weight", enc_layers ? "encoder" : "decoder");
+    const xf_st_tensor *l1 = xf_st_find(st, first);
+    if (!l1) return ERR("missing tensor '%s'", first);
+    if (l1->ndim != 2 || l1->shape[0] < 1 || l1->shape[0] > (1 << 24))
+        return ERR("tensor '%s' is not of shape [d_ff, d_model]", first);
+    const int d_ff = (int)l1->shape[0];
+    int heads = heads_from(st, base, heads_given, d, err, err_size);
+    if (heads < 0) return -1;
+
+    binder b = {in, st, err, err_size};
+    xf_encoder_weights *enc = calloc((size_t)enc_layers + 1, sizeof *enc);
+    xf_decoder_weights *dec = calloc((size_t)dec_layers + 1, sizeof *dec);
+    in->owned = realloc(in->owned, (size_t)(in->nowned + 2) * sizeof *in->owned);
+    in->owned[in->nowned++] = enc, in->owned[in->nowned++] = dec;
+    if (!enc || !dec) return ERR("out of memory");
+    char p[96];
+    for (int l = 0; l < enc_layers; l++) {
+        snprintf(p, sizeof p, "encoder.layers.%d", l);
+        char sa[112], n1[112], n2[112];
+        snprintf(sa, sizeof sa, "%s.self_attn", p), snprintf(n1, sizeof n1, "%s.norm1", p), snprintf(n2, sizeof n2, "%s.norm2", p);
+        if (mha(&b, sa, d, &enc[l].self_attn) || ffn(&b, p, d, d_ff, &enc[l].ffn) ||
+            norm(&b, n1, d, &enc[l].norm1) || norm(&b, n2, d, &enc[l].norm2))
+            return -1;
+    }
+    for (int l = 0; l < dec_layers; l++) {
+        snprintf(p, sizeof p, "decoder.layers.%d", l);
+        char sa[112], ca[112], n1[112], n2[112], n3[112];
+        snprintf(sa, sizeof sa, "%s.self_attn", p), snprintf(ca, sizeof ca, "%s.multihead_attn", p);
+        snprintf(n1, sizeof n1, "%s.norm1", p), snprintf(n2, sizeof n2, "%s.norm2", p), snprintf(n3, sizeof n3, "%s.norm3", p);
+        if (mha(&b, sa, d, &dec[l].self_attn) || mha(&b, ca, d, &dec[l].cross_attn) ||
+            ffn(&b, p, d, d_ff, &dec[l].ffn) || norm(&b, n1, d, &dec[l].norm1) ||
+            norm(&b, n2, d, &dec[l].norm2) || norm(&b, n3, d, &dec[l].norm3))
+            return -1;
+    }
+    xf_forward_args *a = &in->args.forward;
+    *a = (xf_forward_args){.heads = heads, .dk = d / heads, .d_ff = d_ff, .enc_layers = enc_layers,
+                           .dec_layers = dec_layers, .enc = enc, .dec = dec};
+    // Final norms: both halves present, or neither.
+    const char *norms[2] = {"encoder.norm", "decoder.norm"};
+    xf_norm_weights *nw[2] = {&a->enc_norm, &a->dec_norm};
+    for (int i = 0; i < 2; i++) {
+        char g[32], be[32];
+        snprintf(g, sizeof g, "%s.weight", norms[i]), snprintf(be, sizeof be, "%s.bias", norms[i]);
+        if ((xf_st_find(st, g) || xf_st_find(st, be)) && norm(&b, norms[i], d, nw[i])) return -1;
+    }
+
+    xf_rng r = {base->seed};
+    int bs = base->batch, s = base->seq_k, bt = base->batch, t = base->seq_q;
+    a->src_x = sequence(&b, &r, "src", &bs, &s, d);
+    if (!a->src_x) return -1;
+    if (xf_st_find(st, "src")) bt = bs; // a generated target follows the file's batch
+    a->tgt_x = sequence(&b, &r, "tgt", &bt, &t, d);
+    if (!a->tgt_x) return -1;
+    if (bs != bt) return ERR("'src' has batch %d but 'tgt' has batch %d", bs, bt);
+    a->batch = bs, a->seq_s = s, a->seq_t = t;
+    err[0] = '\0';
+    a->src_pad = mask(&b, "src_key_padding_mask", bs, s);
+    if (!a->src_pad && err[0]) return -1;
+    a->tgt_pad = mask(&b, "tgt_key_padding_mask", bs, t);
+    if (!a->tgt_pad && err[0]) return -1;
+
+    in->c = *base;
+    in->c.stage = XF_FORWARD;
+    in->c.batch = bs, in->c.heads = heads, in->c.dk = d / heads, in->c.d_ff = d_ff;
+    in->c.seq_q = t, in->c.seq_k = s, in->c.layers = enc_layers, in->c.dec_layers = dec_layers;
+    in->c.final_norm = a->enc_norm.gamma != NULL;
+    in->c.pad = a->src_pad || a->tgt_pad ? XF_PAD_SOME : XF_PAD_NONE;
+    in->c.from_file = 1;
+    if (add_output(in, "memory", (size_t)bs * s * d) || add_output(in, "y", (size_t)bs * t * d))
+        return ERR("out of memory");
+    a->memory = in->out[0].data, a->y = in->out[1].data;
+    in->flops = xf_forward_flops(a), in->bytes = xf_forward_bytes(a);
+    return 0;
+}
+
+// A query row with no visible key: PyTorch gives NaN there, xfbench zeros
+// (DESIGN.md), so such rows are left out of the comparison and counted.
+static int row_fully_masked(const xf_forward_args *a, int is_memory, int b, int row)
+{
+    int src_all = 1;
+    for (int j = 0; j < a->seq_s && src_all; j++) src_all = a->src_pad && a->src_pad[(size_t)b * a->seq_s + j];
+    if (src_all) return 1; // encoder rows and cross-attention rows of this batch element
+    if (is_memory) return 0;
+    for (int j = 0; j <= row && j < a->seq_t; j++)
+        if (!a->tgt_pad || !a->tgt_pad[(size_t)b * a->seq_t + j]) return 0;
+    return 1;
+}
+
+// |x - torch| <= 2 * bound: the bound (8 sigma of the error model) holds
+// for xfbench's fp32 result against the fp64 reference, and PyTorch's fp32
+// result is assumed to meet the same model (its exp, rsqrt and GEMMs round
+// like ours: within a few ulps), so the two fp32 results may be apart by
+// twice the bound. The fp64 reference is held to one bound.
+static int compare_one(const xf_forward_args *a, int is_memory, const char *what, const float *x32,
+                       const double *x64, const float *torch, const double *bound, size_t count,
+                       double factor, FILE *out)
+{
+    double max_abs = 0, max_rel = 0, se = 0, sr = 0, worst = 0;
+    long excluded = 0, bad = 0;
+    int d = a->heads * a->dk, seq = is_memory ? a->seq_s : a->seq_t;
+    for (size_t i = 0; i < count; i++) {
+        double v = x32 ? x32[i] : x64[i], t = torch[i];
+        int b = (int)(i / ((size_t)seq * d)), row = (int)(i / d % seq);
+        if (isnan(t) && row_fully_masked(a, is_memory, b, row)) {
+            excluded++;
+            continue;
+        }
+        double e = fabs(v - t);
+        if (!(e <= factor * bound[i])) bad++;
+        if (isnan(e)) e = INFINITY;
+        if (e > max_abs) max_abs = e;
+        if (t != 0 && e / fabs(t) > max_rel) max_rel = e / fabs(t);
+        if (e / (factor * bound[i]) > worst) worst = e / (factor * bound[i]);
+        se += e * e, sr += t * t;
+    }
+    fprintf(out, "%s %-28s max_abs=%.3g max_rel=%.3g nmse=%.3g err/bound=%.3g [%gx model 8 sigma]",
+            bad ? "FAIL" : "PASS", what, max_abs, max_rel, sr > 0 ? se / sr : se, worst, factor);
+    if (excluded) fprintf(out, " (%ld elements of fully masked rows left out: PyTorch gives NaN)", excluded);
+    if (bad) fprintf(out, " %ld elements out of bound", bad);
+    fputc('\n', out);
+    return bad ? 1 : 0;
+}
+
+int xf_compare_with_torch(const xf_st *st, const xf_instance *in, const char *variant, FILE *out)
+{
+    const xf_forward_args *a = &in->args.forward;
+    const char *names[2] = {"torch.memory", "torch.output"};
+    int failed = 0, any = 0;
+    for (int o = 0; o < 2; o++) {
+        const xf_st_tensor *t = xf_st_find(st, names[o]);
+        if (!t) continue;
+        size_t count = in->out[o].count;
+        int seq = o == 0 ? a->seq_s : a->seq_t;
+        if (strcmp(t->dtype, "F32") || t->ndim != 3 || t->shape[0] != a->batch || t->shape[1] != seq ||
+            t->shape[2] != a->heads * a->dk) {
+            fprintf(out, "FAIL %s is not F32 of shape [%d, %d, %d]\n", names[o], a->batch, seq, a->heads * a->dk);
+            failed++;
+            continue;
+        }
+        if (!any++) {
+            const char *v = xf_st_meta(st, "torch_version");
+            fprintf(out, "against PyTorch %s (outputs stored in the file):\n", v ? v : "(version not recorded)");
+        }
+        float *torch = malloc(count * sizeof *torch);
+        memcpy(torch, t->data, count * sizeof *torch);
+        char what[96];
+        snprintf(what, sizeof what, "%s %s vs torch", in->out_name[o], variant);
+        failed += compare_one(a, o == 0, what, in->out[o].data, NULL, torch, in->bound[o], count, 2.0, out);
+        snprintf(what, sizeof what, "%s fp64 reference vs torch", in->out_name[o]);
+        failed += compare_one(a, o == 0, what, NULL, in->ref[o], torch, in->bound[o], count, 1.0, out);
+        free(torch);
+    }
+    return failed;
+}

@@ -1,0 +1,22 @@
+// nn.Transformer weights (and optionally inputs and PyTorch's outputs) from a
+// safetensors file, bound to a forward-pass instance.
+#ifndef XF_MODEL_FILE_H
+#define XF_MODEL_FILE_H
+
+#include <stdio.h>
+
+#include "case.h"
+#include "safetensors.h"
+
+// Fills in (stage forward) from st. base supplies the seed, and the batch
+// and lengths of any input the file does not hold; heads_given: base->heads
+// came from --heads. 0, or -1 with a one-line reason naming the tensor.
+int xf_instance_from_file(xf_instance *in, const xf_st *st, const xf_case *base, int heads_given,
+                          char *err, size_t err_size);
+
+// If st holds PyTorch's outputs (torch.memory, torch.output), compares the
+// instance's outputs and the fp64 reference with them and prints one line
+// each. Returns the number of comparisons that failed (0 if none were made).
+int xf_compare_with_torch(const xf_st *st, const xf_instance *in, const char *variant, FILE *out);
+
+#endif
