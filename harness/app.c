@@ -310,30 +310,33 @@ static int bench_stage(xf_stage s, const xf_options *o, const xf_machine *m, FIL
     if (!n) return 0;
     *any = 1;
     xf_instance in;
-    xf_st st;
-    if (o->weights) {
-        char err[400];
-        if (xf_st_load(o->weights, m->mem_available, &st, err, sizeof err))
-            xf_die_usage("%s", err);
-        if (xf_instance_from_file(&in, &st, &o->shape, o->heads_set, err, sizeof err)) {
-            xf_instance_free(&in);
-            xf_st_free(&st);
-            xf_die_usage("%s: %s", o->weights, err);
-        }
-        refuse_oversized(&in.c, m);
-    } else {
-        xf_case c = o->shape;
-        c.stage = s;
-        build_or_die(&in, &c, m);
-    }
-    int failed = bench_instance(&in, es, n, o, m, csv, breakdown, o->weights ? &st : NULL);
+    xf_case c = o->shape;
+    c.stage = s;
+    build_or_die(&in, &c, m);
+    int failed = bench_instance(&in, es, n, o, m, csv, breakdown, NULL);
     xf_instance_free(&in);
-    if (o->weights) xf_st_free(&st);
     return failed;
+}
+
+// forward --weights: the file is read and bound before anything is printed,
+// so a bad file gets its one line and nothing else.
+static void load_weights(const xf_options *o, const xf_machine *m, xf_st *st, xf_instance *in)
+{
+    char err[400];
+    if (xf_st_load(o->weights, m->mem_available, st, err, sizeof err)) xf_die_usage("%s", err);
+    if (xf_instance_from_file(in, st, &o->shape, o->heads_set, err, sizeof err)) {
+        xf_instance_free(in);
+        xf_st_free(st);
+        xf_die_usage("%s: %s", o->weights, err);
+    }
+    refuse_oversized(&in->c, m);
 }
 
 static int cmd_bench(const xf_options *o, const xf_machine *m, int breakdown)
 {
+    xf_st st;
+    xf_instance file_in;
+    if (o->weights) load_weights(o, m, &st, &file_in);
     FILE *csv = NULL;
     if (o->csv && !(csv = xf_csv_open(o->csv))) xf_die_usage("--csv: cannot open '%s' for appending", o->csv);
     printf("# %s | %s | %s | commit %s | %d thread(s) | medians of >= %d runs and >= %.2g s\n",
@@ -341,9 +344,18 @@ static int cmd_bench(const xf_options *o, const xf_machine *m, int breakdown)
     printf("%-13s %-24s %-44s %10s %10s %6s %8s %8s %9s  %s\n", "stage", "variant", "shape",
            "median_ms", "min_ms", "sprd%", "GFLOP/s", "GB/s", "prep_ms", "check");
     int failed = 0, any = 0;
-    for (int s = 0; s < XF_NSTAGES; s++)
-        if (in_list(o->stages, xf_stage_name((xf_stage)s)))
-            failed |= bench_stage((xf_stage)s, o, m, csv, breakdown, &any);
+    if (o->weights) {
+        entry es[MAX_ENTRIES];
+        int n = select_entries(XF_FORWARD, o, es, MAX_ENTRIES);
+        any = n > 0;
+        failed = bench_instance(&file_in, es, n, o, m, csv, breakdown, &st);
+        xf_instance_free(&file_in);
+        xf_st_free(&st);
+    } else {
+        for (int s = 0; s < XF_NSTAGES; s++)
+            if (in_list(o->stages, xf_stage_name((xf_stage)s)))
+                failed |= bench_stage((xf_stage)s, o, m, csv, breakdown, &any);
+    }
     if (csv) fclose(csv);
     if (!any) xf_die_usage("the --stage and --variant filters select no case");
     return failed ? 1 : 0;

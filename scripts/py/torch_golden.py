@@ -1,0 +1,112 @@
+"""Builds a random nn.Transformer (dropout 0, eval mode), random embedded
+inputs and padding masks, runs PyTorch's forward pass, and writes weights,
+inputs and PyTorch's outputs to one safetensors file that
+`xfbench forward --weights FILE` reads and compares against.
+
+Names follow nn.Transformer's state_dict; inputs are batch-first:
+src (B,S,d), tgt (B,T,d), src_key_padding_mask (B,S), tgt_key_padding_mask
+(B,T) (True = padding); outputs torch.memory (B,S,d), torch.output (B,T,d).
+Padding never covers every key of a sequence (PyTorch gives NaN there,
+xfbench zeros), and the target keeps its first position, so no causal row
+is fully masked.
+"""
+import argparse
+import sys
+import time
+
+from xfpy import need
+
+torch = need("torch", "scripts/setup torch")
+st_torch = need("safetensors.torch", "scripts/setup python")
+
+
+def build(args):
+    torch.manual_seed(args.seed)
+    model = torch.nn.Transformer(d_model=args.d_model, nhead=args.heads,
+                                 num_encoder_layers=args.enc_layers,
+                                 num_decoder_layers=args.dec_layers,
+                                 dim_feedforward=args.d_ff, dropout=0.0, batch_first=True)
+    # PyTorch initialises attention biases to 0 and LayerNorm to (1, 0);
+    # random values make every parameter matter to the comparison.
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if name.endswith("in_proj_bias") or name.endswith("out_proj.bias"):
+                p.uniform_(-args.d_model ** -0.5, args.d_model ** -0.5)
+            elif "norm" in name and name.endswith("weight"):
+                p.uniform_(0.5, 1.5)
+            elif "norm" in name and name.endswith("bias"):
+                p.uniform_(-0.5, 0.5)
+    model.eval()
+    # The nested-tensor fast path zeroes the encoder outputs of padded
+    # positions; the reference semantics compute them like any other row.
+    for attr in ("enable_nested_tensor", "use_nested_tensor"):
+        if hasattr(model.encoder, attr):
+            setattr(model.encoder, attr, False)
+    return model
+
+
+def padding(batch, length, rng, pad):
+    mask = torch.zeros(batch, length, dtype=torch.bool)
+    if pad:
+        for b in range(batch):
+            keep = int(torch.randint(1, length + 1, (1,), generator=rng))
+            mask[b, keep:] = True
+    return mask
+
+
+def run(model, src, tgt, src_pad, tgt_pad):
+    tgt_mask = torch.triu(torch.full((tgt.shape[1], tgt.shape[1]), float("-inf")), diagonal=1)
+    with torch.inference_mode():
+        memory = model.encoder(src, src_key_padding_mask=src_pad)
+        out = model.decoder(tgt, memory, tgt_mask=tgt_mask, tgt_key_padding_mask=tgt_pad,
+                            memory_key_padding_mask=src_pad)
+    return memory, out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--d-model", type=int, default=32)
+    ap.add_argument("--heads", type=int, default=4)
+    ap.add_argument("--d-ff", type=int, default=0, help="default 4 * d_model")
+    ap.add_argument("--enc-layers", type=int, default=2)
+    ap.add_argument("--dec-layers", type=int, default=2)
+    ap.add_argument("--batch", type=int, default=2)
+    ap.add_argument("--src-len", type=int, default=9)
+    ap.add_argument("--tgt-len", type=int, default=7)
+    ap.add_argument("--pad", type=int, default=1, help="1: random key padding, 0: none")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--time", type=int, default=0, help="also time the forward pass this many times")
+    args = ap.parse_args()
+    args.d_ff = args.d_ff or 4 * args.d_model
+    if args.d_model % args.heads:
+        sys.exit("xfbench: --d-model must be a multiple of --heads")
+    torch.set_num_threads(args.threads)
+    model = build(args)
+    rng = torch.Generator().manual_seed(args.seed + 1)
+    src = torch.rand(args.batch, args.src_len, args.d_model, generator=rng) * 2 - 1
+    tgt = torch.rand(args.batch, args.tgt_len, args.d_model, generator=rng) * 2 - 1
+    src_pad = padding(args.batch, args.src_len, rng, args.pad)
+    tgt_pad = padding(args.batch, args.tgt_len, rng, args.pad)
+    memory, out = run(model, src, tgt, src_pad, tgt_pad)
+    tensors = {k: v.detach().contiguous() for k, v in model.state_dict().items()}
+    tensors.update({"src": src, "tgt": tgt, "src_key_padding_mask": src_pad,
+                    "tgt_key_padding_mask": tgt_pad, "torch.memory": memory.contiguous(),
+                    "torch.output": out.contiguous()})
+    meta = {"heads": str(args.heads), "torch_version": torch.__version__,
+            "made_by": "scripts/torch_golden", "seed": str(args.seed)}
+    if args.time:
+        times = []
+        for _ in range(args.time + 1):
+            t0 = time.perf_counter()
+            run(model, src, tgt, src_pad, tgt_pad)
+            times.append(time.perf_counter() - t0)
+        times = sorted(times[1:])  # the first call warms up
+        meta["torch_median_ns"] = str(int(times[len(times) // 2] * 1e9))
+        meta["torch_threads"] = str(torch.get_num_threads())
+    st_torch.save_file(tensors, args.out, metadata=meta)
+
+
+if __name__ == "__main__":
+    main()
