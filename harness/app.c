@@ -45,7 +45,9 @@ static int select_entries(xf_stage stage, const xf_options *o, entry *out, int m
         const xf_family *fam = xf_registry_family(f);
         if (stage < XF_FIRST_COMPOUND) {
             for (const xf_variant *v = fam->variants; v->name && n < max; v++) {
-                if (v->stage != stage || !in_list(o->variants, v->name)) continue;
+                // A family name selects all of that family's variants.
+                if (v->stage != stage || !(in_list(o->variants, v->name) || in_list(o->variants, fam->name)))
+                    continue;
                 entry *e = &out[n++];
                 memset(e, 0, sizeof *e);
                 e->r.v = v, e->r.name = v->name, e->cflags = fam->cflags;
@@ -82,8 +84,8 @@ static void validate_selection(const xf_options *o)
         int found = 0;
         for (int s = 0; s < XF_NSTAGES && !found; s++) {
             if (!in_list(o->stages, xf_stage_name((xf_stage)s))) continue;
-            found = s < XF_FIRST_COMPOUND ? xf_registry_find((xf_stage)s, name) != NULL
-                                          : xf_registry_find_family(name) != NULL;
+            found = xf_registry_find_family(name) != NULL ||
+                    (s < XF_FIRST_COMPOUND && xf_registry_find((xf_stage)s, name) != NULL);
         }
         if (!found) xf_die_usage("no variant named '%s' for the selected stages (see 'xfbench list')", name);
         p += strlen(name) + (end ? 1 : 0);

@@ -4,8 +4,24 @@
 #include "registry.h"
 
 enum { MAX_FAMILIES = 16 };
-static const xf_family *families[MAX_FAMILIES] = {&xf_family_naive};
-static int nfamilies = 1;
+// The families meson could build (XF_HAVE_*); naive always.
+static const xf_family *families[MAX_FAMILIES] = {
+    &xf_family_naive,
+#ifdef XF_HAVE_AVX2
+    &xf_avx2_family,
+#endif
+#ifdef XF_HAVE_AVX512
+    &xf_avx512_family,
+#endif
+};
+static int nfamilies = 1
+#ifdef XF_HAVE_AVX2
+                       + 1
+#endif
+#ifdef XF_HAVE_AVX512
+                       + 1
+#endif
+    ;
 
 void xf_registry_add(const xf_family *f)
 {

@@ -36,5 +36,7 @@ typedef struct {
 } xf_family;
 
 extern const xf_family xf_family_naive;
+extern const xf_family xf_avx2_family;
+extern const xf_family xf_avx512_family;
 
 #endif

@@ -1,0 +1,95 @@
+// The AVX2 + FMA vocabulary the generic kernels of variants/simd are written
+// in, and this family's GEMM register blocking.
+#ifndef XF_VEC_AVX2_H
+#define XF_VEC_AVX2_H
+
+#include <immintrin.h>
+#include <stdint.h>
+
+#include "../isa/isa.h"
+
+#define XF_FN(name) xf_avx2_##name
+#define XF_FAMILY_NAME "avx2"
+#define XF_FAMILY_ISA XF_ISA_AVX2
+#define XF_GEMM_DESC "6x16 ymm micro-kernel"
+
+typedef __m256 xv;
+enum { XV_W = 8 };
+
+// GEMM micro-tile: 6 rows x 16 columns = 12 ymm accumulators, 2 for the B
+// row, 1 for the broadcast A element: 15 of the 16 registers. Per k step 12
+// FMAs (6 cycles on two FMA pipes) against 2 loads and 6 broadcasts.
+enum { XF_GEMM_MR = 6, XF_GEMM_NR = 16 };
+
+static inline xv xv_load(const float *p) { return _mm256_loadu_ps(p); }
+static inline void xv_store(float *p, xv v) { _mm256_storeu_ps(p, v); }
+static inline xv xv_set1(float x) { return _mm256_set1_ps(x); }
+static inline xv xv_zero(void) { return _mm256_setzero_ps(); }
+static inline xv xv_add(xv a, xv b) { return _mm256_add_ps(a, b); }
+static inline xv xv_sub(xv a, xv b) { return _mm256_sub_ps(a, b); }
+static inline xv xv_mul(xv a, xv b) { return _mm256_mul_ps(a, b); }
+static inline xv xv_max(xv a, xv b) { return _mm256_max_ps(a, b); }
+static inline xv xv_fma(xv a, xv b, xv c) { return _mm256_fmadd_ps(a, b, c); }
+
+static inline float xv_hsum(xv v)
+{
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+
+static inline float xv_hmax(xv v)
+{
+    __m128 s = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_max_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_max_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+
+static inline __m256i tail_mask(int n)
+{
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+// The first n < XV_W lanes from p, the others fill (masked lanes are not
+// read, so a tail at the end of a buffer is safe).
+static inline xv xv_load_tail(const float *p, int n, float fill)
+{
+    __m256i m = tail_mask(n);
+    return _mm256_blendv_ps(_mm256_set1_ps(fill), _mm256_maskload_ps(p, m), _mm256_castsi256_ps(m));
+}
+static inline void xv_store_tail(float *p, xv v, int n) { _mm256_maskstore_ps(p, tail_mask(n), v); }
+
+// v with -inf in the lanes whose padding byte (pad[0..XV_W)) is non-zero.
+static inline xv xv_pad_to_neg_inf(xv v, const uint8_t *pad)
+{
+    __m256i w = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)pad));
+    __m256 m = _mm256_castsi256_ps(_mm256_cmpgt_epi32(w, _mm256_setzero_si256()));
+    return _mm256_blendv_ps(v, _mm256_set1_ps(-__builtin_inff()), m);
+}
+
+// exp(x) for x <= 88, as in the avx512 family (Cephes' polynomial on
+// x - n ln2, 2^n in the exponent field); below -87.33 and -inf give 0.
+static inline xv xv_exp(xv x)
+{
+    const __m256 tiny = _mm256_cmp_ps(x, _mm256_set1_ps(-87.33654f), _CMP_LT_OQ);
+    x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.33654f)), _mm256_set1_ps(88.0f));
+    xv n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
+                           _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    xv r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
+    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
+    xv p = _mm256_set1_ps(1.9875691500e-4f);
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+    p = _mm256_fmadd_ps(p, _mm256_mul_ps(r, r), _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
+    __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+    return _mm256_andnot_ps(tiny, _mm256_mul_ps(p, _mm256_castsi256_ps(e)));
+}
+
+void xf_avx2_gemm_ukernel(int kc, const float *a, const float *b, float *c, int ldc, int init,
+                          const float *bias, int relu);
+
+#endif

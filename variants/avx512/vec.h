@@ -1,0 +1,79 @@
+// The AVX-512 (F/BW/VL/DQ) vocabulary the generic kernels of variants/simd
+// are written in, and this family's GEMM register blocking.
+#ifndef XF_VEC_AVX512_H
+#define XF_VEC_AVX512_H
+
+#include <immintrin.h>
+#include <stdint.h>
+
+#include "../isa/isa.h"
+
+#define XF_FN(name) xf_avx512_##name
+#define XF_FAMILY_NAME "avx512"
+#define XF_FAMILY_ISA XF_ISA_AVX512
+#define XF_GEMM_DESC "14x32 zmm micro-kernel"
+
+typedef __m512 xv;
+enum { XV_W = 16 };
+
+// GEMM micro-tile: 14 rows x 32 columns = 28 zmm accumulators, 2 for the B
+// row, the A element broadcast straight from memory ({1to16}): 30 of the 32
+// registers. Per k step 28 FMAs against 2 vector loads and 14 broadcasts.
+enum { XF_GEMM_MR = 14, XF_GEMM_NR = 32 };
+
+static inline xv xv_load(const float *p) { return _mm512_loadu_ps(p); }
+static inline void xv_store(float *p, xv v) { _mm512_storeu_ps(p, v); }
+static inline xv xv_set1(float x) { return _mm512_set1_ps(x); }
+static inline xv xv_zero(void) { return _mm512_setzero_ps(); }
+static inline xv xv_add(xv a, xv b) { return _mm512_add_ps(a, b); }
+static inline xv xv_sub(xv a, xv b) { return _mm512_sub_ps(a, b); }
+static inline xv xv_mul(xv a, xv b) { return _mm512_mul_ps(a, b); }
+static inline xv xv_max(xv a, xv b) { return _mm512_max_ps(a, b); }
+static inline xv xv_fma(xv a, xv b, xv c) { return _mm512_fmadd_ps(a, b, c); }
+static inline float xv_hsum(xv v) { return _mm512_reduce_add_ps(v); }
+static inline float xv_hmax(xv v) { return _mm512_reduce_max_ps(v); }
+
+static inline __mmask16 tail_mask(int n) { return (__mmask16)((1u << n) - 1u); }
+// The first n < XV_W lanes from p, the others fill.
+static inline xv xv_load_tail(const float *p, int n, float fill)
+{
+    return _mm512_mask_loadu_ps(_mm512_set1_ps(fill), tail_mask(n), p);
+}
+static inline void xv_store_tail(float *p, xv v, int n) { _mm512_mask_storeu_ps(p, tail_mask(n), v); }
+
+// v with -inf in the lanes whose padding byte (pad[0..XV_W)) is non-zero.
+static inline xv xv_pad_to_neg_inf(xv v, const uint8_t *pad)
+{
+    __m128i p = _mm_loadu_si128((const __m128i *)pad);
+    return _mm512_mask_mov_ps(v, _mm_test_epi8_mask(p, p), _mm512_set1_ps(-__builtin_inff()));
+}
+
+// exp(x) for x <= 88: x = n ln2 + r with |r| <= ln2/2, exp(r) by Cephes'
+// degree-6 polynomial, 2^n built in the exponent field. Arguments below
+// -87.33 (where 2^n would be subnormal) and -inf give exactly 0: a masked
+// score must contribute nothing. Error measured by tests/exp_ulp.
+static inline xv xv_exp(xv x)
+{
+    const __mmask16 tiny = _mm512_cmp_ps_mask(x, _mm512_set1_ps(-87.33654f), _CMP_LT_OQ);
+    x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-87.33654f)), _mm512_set1_ps(88.0f));
+    xv n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                                _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    xv r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
+    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
+    xv p = _mm512_set1_ps(1.9875691500e-4f);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+    p = _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
+    __m512i e = _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23);
+    return _mm512_maskz_mov_ps((__mmask16)~tiny, _mm512_mul_ps(p, _mm512_castsi512_ps(e)));
+}
+
+// C[0..MR)[0..NR) (row stride ldc) = (init ? bias row or 0 : C) + A B,
+// A packed [kc][MR], B packed [kc][NR]; then ReLU if relu.
+void xf_avx512_gemm_ukernel(int kc, const float *a, const float *b, float *c, int ldc, int init,
+                            const float *bias, int relu);
+
+#endif

@@ -1,0 +1,54 @@
+// Embedding: the sinusoidal table is computed once, in prepare, in fp64 and
+// rounded once (as PyTorch users register it as a buffer); run is a gather,
+// a multiply-add and a store, bound by memory.
+#include <math.h>
+#include <stdlib.h>
+
+#include "simd.h"
+
+typedef struct {
+    int seq, d;
+    float *pe; // pe is (seq,d)
+} embed_ctx;
+
+int XF_FN(embed_prepare)(const void *args, void **ctx)
+{
+    const xf_embed_args *a = args;
+    embed_ctx *e = malloc(sizeof *e);
+    float *pe = malloc((size_t)a->seq * a->d_model * sizeof(float));
+    if (!e || !pe) return free(e), free(pe), -1;
+    for (int s = 0; s < a->seq; s++)
+        for (int c = 0; c < a->d_model; c++) {
+            double angle = xf_pe_angle(s, c, a->d_model);
+            pe[(size_t)s * a->d_model + c] = (float)(c % 2 == 0 ? sin(angle) : cos(angle));
+        }
+    *e = (embed_ctx){a->seq, a->d_model, pe};
+    *ctx = e;
+    return 0;
+}
+
+// ids is (batch,seq), table is (vocab,d), y is (batch,seq,d)
+void XF_FN(embed_run)(const void *args, void *ctx)
+{
+    const xf_embed_args *a = args;
+    const embed_ctx *e = ctx;
+    const int d = a->d_model, tail = d % XV_W, body = d - tail;
+    const xv scale = xv_set1(sqrtf((float)d));
+    for (int b = 0; b < a->batch; b++)
+        for (int s = 0; s < a->seq; s++) {
+            const float *row = a->table + (size_t)a->ids[b * a->seq + s] * d;
+            const float *pe = e->pe + (size_t)s * d;
+            float *y = a->y + ((size_t)b * a->seq + s) * d;
+            for (int c = 0; c < body; c += XV_W) xv_store(y + c, xv_fma(xv_load(row + c), scale, xv_load(pe + c)));
+            if (tail)
+                xv_store_tail(y + body, xv_fma(xv_load_tail(row + body, tail, 0.0f), scale,
+                                               xv_load_tail(pe + body, tail, 0.0f)), tail);
+        }
+}
+
+void XF_FN(embed_release)(void *ctx)
+{
+    embed_ctx *e = ctx;
+    if (e) free(e->pe);
+    free(e);
+}

@@ -1,0 +1,35 @@
+// A SIMD family's table of variants, the same for every ISA: the names come
+// from vec.h (XF_FAMILY_NAME), the code from the generic kernels compiled
+// with this family's flags.
+#include "simd.h"
+
+static const char *unavailable(void) { return xf_isa_unavailable(XF_FAMILY_ISA); }
+
+// xv_exp's measured maximum error (tests/exp_ulp.c proves it on every float
+// of the range softmax uses) and glibc's expf (<= 1 ulp) for the online-
+// softmax rescaling; sqrtf is correctly rounded.
+#define MATH_ULP 2.0
+
+#define V(st, nm, what, prep, go, rel)                                                      \
+    {.stage = st, .family = XF_FAMILY_NAME, .name = nm, .summary = what,                    \
+     .math_ulp = MATH_ULP, .unavailable = unavailable, .prepare = prep, .run = go,          \
+     .release = rel}
+
+static const xf_variant variants[] = {
+    V(XF_EMBED, XF_FAMILY_NAME, "PE table built in prepare; gather, scale, add",
+      XF_FN(embed_prepare), XF_FN(embed_run), XF_FN(embed_release)),
+    V(XF_LINEAR, XF_FAMILY_NAME, "GEMM, weights packed in prepare, " XF_GEMM_DESC ", bias+ReLU fused",
+      XF_FN(linear_prepare), XF_FN(linear_run), XF_FN(linear_release)),
+    V(XF_SOFTMAX, XF_FAMILY_NAME, "3 passes over an L1-resident row, vector exp", NULL,
+      XF_FN(softmax_run), NULL),
+    // First listed: the attention compound stages use.
+    V(XF_ATTENTION, XF_FAMILY_NAME "-flash", "fused, online softmax over 128-key tiles, masked tiles skipped",
+      XF_FN(flash_prepare), XF_FN(flash_run), XF_FN(flash_release)),
+    V(XF_ATTENTION, XF_FAMILY_NAME "-3pass", "Q K^T GEMM, softmax rows, P V GEMM",
+      XF_FN(attention3_prepare), XF_FN(attention3_run), XF_FN(attention3_release)),
+    V(XF_ADD_LAYERNORM, XF_FAMILY_NAME, "add + two-pass mean/variance on an L1-resident row", NULL,
+      XF_FN(add_layernorm_run), NULL),
+    {.name = NULL},
+};
+
+const xf_family XF_FN(family) = {XF_FAMILY_NAME, XF_FAMILY_CFLAGS, variants};

@@ -1,0 +1,178 @@
+// Fused attention (FlashAttention's online softmax, Dao et al. 2022) per
+// batch and head: for a block of BR query rows, walk the keys in tiles of
+// BC; S = Q K^T for the tile (the GEMM micro-kernel, K packed per head),
+// scale and mask it, update each row's running max m and sum l, rescale the
+// row's output accumulator by exp(m_old - m_new), and add P V for the tile
+// (the micro-kernel again, V packed per head). The seq_q x seq_k matrix is
+// never formed: S, P and O of one query block (about 60 KiB) live in L2.
+// Key tiles the mask hides from the whole query block are skipped: past the
+// diagonal under the causal mask, or all padding.
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "simd.h"
+
+enum { BR = XF_GEMM_MR * (64 / XF_GEMM_MR), BC = 128 };
+enum { BR_PAD = (BR + XF_GEMM_MR - 1) / XF_GEMM_MR * XF_GEMM_MR };
+
+typedef struct {
+    float *kp, *vp, *qa, *s, *pa, *o, *m, *l;
+    uint8_t *tile_visible;
+    int dkp; // dk rounded up to whole NR panels: the row stride of o
+} flash_ctx;
+
+void XF_FN(flash_release)(void *ctx)
+{
+    flash_ctx *c = ctx;
+    if (!c) return;
+    free(c->kp), free(c->vp), free(c->qa), free(c->s), free(c->pa), free(c->o);
+    free(c->m), free(c->l), free(c->tile_visible);
+    free(c);
+}
+
+int XF_FN(flash_prepare)(const void *args, void **ctx)
+{
+    const xf_attention_args *a = args;
+    flash_ctx *c = calloc(1, sizeof *c);
+    if (!c) return -1;
+    c->dkp = (a->dk + XF_GEMM_NR - 1) / XF_GEMM_NR * XF_GEMM_NR;
+    c->kp = malloc(XF_FN(packed_b_floats)(a->seq_k, a->dk) * sizeof(float));
+    c->vp = malloc(XF_FN(packed_b_floats)(a->dk, a->seq_k) * sizeof(float));
+    c->qa = malloc((size_t)BR_PAD * a->dk * sizeof(float));
+    c->s = malloc((size_t)BR_PAD * BC * sizeof(float));
+    c->pa = malloc((size_t)BR_PAD * BC * sizeof(float));
+    c->o = malloc((size_t)BR_PAD * c->dkp * sizeof(float));
+    c->m = malloc(BR * sizeof(float));
+    c->l = malloc(BR * sizeof(float));
+    c->tile_visible = malloc((size_t)(a->seq_k + BC - 1) / BC);
+    if (!c->kp || !c->vp || !c->qa || !c->s || !c->pa || !c->o || !c->m || !c->l || !c->tile_visible) {
+        XF_FN(flash_release)(c);
+        return -1;
+    }
+    *ctx = c;
+    return 0;
+}
+
+// One row of a score tile: scale, mask (keys from n_vis on are causal-
+// masked), exp against the updated running max; returns the factor the
+// row's earlier output must be rescaled by. p receives the probabilities
+// (unnormalised), 0 where masked.
+static float online_row(float *t, int bc, int n_vis, const uint8_t *pad, float scale, float *m,
+                        float *l)
+{
+    const xv s = xv_set1(scale);
+    xv vmax = xv_set1(-INFINITY);
+    int j = 0;
+    for (; j + XV_W <= n_vis; j += XV_W) {
+        xv v = xv_mul(xv_load(t + j), s);
+        if (pad) v = xv_pad_to_neg_inf(v, pad + j);
+        xv_store(t + j, v);
+        vmax = xv_max(vmax, v);
+    }
+    float mt = xv_hmax(vmax);
+    for (; j < n_vis; j++) {
+        t[j] = pad && pad[j] ? -INFINITY : scale * t[j];
+        if (t[j] > mt) mt = t[j];
+    }
+    for (; j < bc; j++) t[j] = -INFINITY;
+    if (mt == -INFINITY) { // nothing visible in this tile for this row
+        memset(t, 0, (size_t)bc * sizeof *t);
+        return 1.0f;
+    }
+    const float m_new = mt > *m ? mt : *m;
+    const float alpha = *m == -INFINITY ? 0.0f : expf(*m - m_new);
+    const xv mv = xv_set1(m_new);
+    xv vsum = xv_zero();
+    for (j = 0; j + XV_W <= bc; j += XV_W) {
+        xv e = xv_exp(xv_sub(xv_load(t + j), mv));
+        xv_store(t + j, e);
+        vsum = xv_add(vsum, e);
+    }
+    if (j < bc) {
+        xv e = xv_exp(xv_sub(xv_load_tail(t + j, bc - j, -INFINITY), mv));
+        xv_store_tail(t + j, e, bc - j);
+        vsum = xv_add(vsum, e);
+    }
+    *l = *l * alpha + xv_hsum(vsum);
+    *m = m_new;
+    return alpha;
+}
+
+static void scale_row(float *o, int n, float f)
+{
+    const xv fv = xv_set1(f);
+    for (int j = 0; j < n; j += XV_W) xv_store(o + j, xv_mul(xv_load(o + j), fv));
+}
+
+// One block of br query rows starting at i0, against every key tile.
+static void query_block(const xf_attention_args *a, flash_ctx *c, const float *q, const uint8_t *pad,
+                        int i0, int br, float *out)
+{
+    const int dk = a->dk, sk = a->seq_k, dkp = c->dkp, qpanels = (br + XF_GEMM_MR - 1) / XF_GEMM_MR;
+    const float scale = 1.0f / sqrtf((float)dk);
+    XF_FN(pack_a)(q, a->ldq, br, dk, c->qa);
+    memset(c->o, 0, (size_t)BR_PAD * dkp * sizeof(float));
+    for (int i = 0; i < br; i++) c->m[i] = -INFINITY, c->l[i] = 0.0f;
+    for (int j0 = 0; j0 < sk; j0 += BC) {
+        if (a->causal && j0 > i0 + br - 1) break; // this tile and all later ones are masked
+        if (!c->tile_visible[j0 / BC]) continue;
+        const int bc = sk - j0 < BC ? sk - j0 : BC;
+        // S (br x bc, row stride BC) = Q_block K_tile^T
+        for (int p = 0; p * XF_GEMM_NR < bc; p++) {
+            const float *kpanel = c->kp + (size_t)(j0 / XF_GEMM_NR + p) * dk * XF_GEMM_NR;
+            for (int r = 0; r < qpanels; r++)
+                XF_FN(gemm_ukernel)(dk, c->qa + (size_t)r * dk * XF_GEMM_MR, kpanel,
+                                    c->s + (size_t)r * XF_GEMM_MR * BC + p * XF_GEMM_NR, BC, 1, NULL, 0);
+        }
+        for (int i = 0; i < br; i++) {
+            int n_vis = a->causal ? i0 + i - j0 + 1 : bc;
+            if (n_vis > bc) n_vis = bc;
+            if (n_vis < 0) n_vis = 0;
+            float alpha = online_row(c->s + (size_t)i * BC, bc, n_vis, pad ? pad + j0 : NULL, scale,
+                                     &c->m[i], &c->l[i]);
+            if (alpha != 1.0f) scale_row(c->o + (size_t)i * dkp, dkp, alpha);
+        }
+        // O += P V_tile
+        XF_FN(pack_a)(c->s, BC, br, bc, c->pa);
+        for (int p = 0; p * XF_GEMM_NR < dk; p++) {
+            const float *vpanel = c->vp + ((size_t)p * sk + j0) * XF_GEMM_NR;
+            for (int r = 0; r < qpanels; r++)
+                XF_FN(gemm_ukernel)(bc, c->pa + (size_t)r * bc * XF_GEMM_MR, vpanel,
+                                    c->o + (size_t)r * XF_GEMM_MR * dkp + p * XF_GEMM_NR, dkp, 0, NULL, 0);
+        }
+    }
+    for (int i = 0; i < br; i++) { // normalise; a row that saw no key stays 0
+        const float inv = c->l[i] > 0.0f ? 1.0f / c->l[i] : 0.0f;
+        float *o = c->o + (size_t)i * dkp, *dst = out + (size_t)i * a->ldo;
+        for (int d = 0; d < dk; d++) dst[d] = o[d] * inv;
+    }
+}
+
+// q is (B,Sq,H*dk), k and v (B,Sk,H*dk), with row strides; out (B,Sq,H*dk)
+void XF_FN(flash_run)(const void *args, void *ctx)
+{
+    const xf_attention_args *a = args;
+    flash_ctx *c = ctx;
+    const int ntiles = (a->seq_k + BC - 1) / BC;
+    for (int b = 0; b < a->batch; b++) {
+        const uint8_t *pad = a->key_pad ? a->key_pad + (size_t)b * a->seq_k : NULL;
+        for (int t = 0; t < ntiles; t++) {
+            c->tile_visible[t] = 0;
+            for (int j = t * BC; j < (t + 1) * BC && j < a->seq_k && !c->tile_visible[t]; j++)
+                c->tile_visible[t] = !pad || !pad[j];
+        }
+        for (int h = 0; h < a->heads; h++) {
+            const float *k = a->k + (size_t)b * a->seq_k * a->ldk + (size_t)h * a->dk;
+            const float *v = a->v + (size_t)b * a->seq_k * a->ldv + (size_t)h * a->dk;
+            XF_FN(pack_b_nk)(k, a->ldk, a->seq_k, a->dk, c->kp);
+            XF_FN(pack_b_kn)(v, a->ldv, a->seq_k, a->dk, c->vp);
+            for (int i0 = 0; i0 < a->seq_q; i0 += BR) {
+                const int br = a->seq_q - i0 < BR ? a->seq_q - i0 : BR;
+                const float *q = a->q + ((size_t)b * a->seq_q + i0) * a->ldq + (size_t)h * a->dk;
+                float *out = a->out + ((size_t)b * a->seq_q + i0) * a->ldo + (size_t)h * a->dk;
+                query_block(a, c, q, pad, i0, br, out);
+            }
+        }
+    }
+}

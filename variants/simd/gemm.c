@@ -1,0 +1,145 @@
+// Blocked GEMM around the family's micro-kernel (BLIS's five loops, less
+// the N loop: B is packed whole, in prepare when it is a weight):
+//   for each KC slice of k: for each MC block of rows: pack that A block,
+//   then for each NR panel of B, for each MR panel of A: micro-kernel.
+// KC = 256 keeps a B micro-panel (256 x NR floats: 16 or 32 KiB) in L1 and
+// the packed A block (MC x 256, about 190 KiB) in the 1 MiB L2 of Zen 4,
+// where every B panel streams past it.
+#include <stdlib.h>
+#include <string.h>
+
+#include "simd.h"
+
+enum { KC = 256, MC = XF_GEMM_MR * (192 / XF_GEMM_MR) };
+
+static int panels(int n, int width) { return (n + width - 1) / width; }
+
+size_t XF_FN(packed_b_floats)(int n, int k) { return (size_t)panels(n, XF_GEMM_NR) * k * XF_GEMM_NR; }
+size_t XF_FN(gemm_scratch_floats)(void) { return (size_t)MC * KC; }
+
+// w is (n,k), row stride ldw; bp is [panels][k][NR].
+void XF_FN(pack_b_nk)(const float *w, int ldw, int n, int k, float *bp)
+{
+    for (int p = 0; p < panels(n, XF_GEMM_NR); p++)
+        for (int kk = 0; kk < k; kk++) {
+            float *dst = bp + ((size_t)p * k + kk) * XF_GEMM_NR;
+            for (int j = 0; j < XF_GEMM_NR; j++) {
+                int col = p * XF_GEMM_NR + j;
+                dst[j] = col < n ? w[(size_t)col * ldw + kk] : 0.0f;
+            }
+        }
+}
+
+// v is (k,n), row stride ldv; bp is [panels][k][NR].
+void XF_FN(pack_b_kn)(const float *v, int ldv, int k, int n, float *bp)
+{
+    for (int p = 0; p < panels(n, XF_GEMM_NR); p++) {
+        int width = n - p * XF_GEMM_NR < XF_GEMM_NR ? n - p * XF_GEMM_NR : XF_GEMM_NR;
+        for (int kk = 0; kk < k; kk++) {
+            float *dst = bp + ((size_t)p * k + kk) * XF_GEMM_NR;
+            memcpy(dst, v + (size_t)kk * ldv + (size_t)p * XF_GEMM_NR, (size_t)width * sizeof(float));
+            for (int j = width; j < XF_GEMM_NR; j++) dst[j] = 0.0f;
+        }
+    }
+}
+
+// a block of mc rows and kc columns -> [panels][kc][MR], zero rows past mc.
+void XF_FN(pack_a)(const float *a, int lda, int mc, int kc, float *ap)
+{
+    for (int p = 0; p < panels(mc, XF_GEMM_MR); p++)
+        for (int kk = 0; kk < kc; kk++)
+            for (int i = 0; i < XF_GEMM_MR; i++) {
+                int row = p * XF_GEMM_MR + i;
+                *ap++ = row < mc ? a[(size_t)row * lda + kk] : 0.0f;
+            }
+}
+
+// An edge tile goes through a full-size tile on the stack.
+static void edge_tile(int kc, const float *ap, const float *bp, float *c, int ldc, int rows,
+                      int cols, int init, const float *bias, int relu)
+{
+    float t[XF_GEMM_MR * XF_GEMM_NR];
+    if (!init)
+        for (int i = 0; i < rows; i++) memcpy(t + i * XF_GEMM_NR, c + (size_t)i * ldc, (size_t)cols * sizeof(float));
+    XF_FN(gemm_ukernel)(kc, ap, bp, t, XF_GEMM_NR, init, bias, relu);
+    for (int i = 0; i < rows; i++) memcpy(c + (size_t)i * ldc, t + i * XF_GEMM_NR, (size_t)cols * sizeof(float));
+}
+
+// c is (m,n), a is (m,k), bp packed from B (k,n)
+void XF_FN(gemm)(int m, int n, int k, const float *a, int lda, const float *bp,
+                 const float *bias, int relu, float *c, int ldc, float *scratch)
+{
+    const int np = panels(n, XF_GEMM_NR);
+    if (k == 0) { // no products: C is the bias (or 0), then ReLU
+        for (int i = 0; i < m; i++)
+            for (int j = 0; j < n; j++) {
+                float v = bias ? bias[j] : 0.0f;
+                c[(size_t)i * ldc + j] = relu && v < 0.0f ? 0.0f : v;
+            }
+        return;
+    }
+    for (int k0 = 0; k0 < k; k0 += KC) {
+        const int kc = k - k0 < KC ? k - k0 : KC, first = k0 == 0, last = k0 + kc == k;
+        for (int m0 = 0; m0 < m; m0 += MC) {
+            const int mc = m - m0 < MC ? m - m0 : MC;
+            XF_FN(pack_a)(a + (size_t)m0 * lda + k0, lda, mc, kc, scratch);
+            for (int p = 0; p < np; p++) {
+                const float *b = bp + ((size_t)p * k + k0) * XF_GEMM_NR;
+                const float *bb = first && bias ? bias + (size_t)p * XF_GEMM_NR : NULL;
+                const int cols = n - p * XF_GEMM_NR < XF_GEMM_NR ? n - p * XF_GEMM_NR : XF_GEMM_NR;
+                for (int q = 0; q * XF_GEMM_MR < mc; q++) {
+                    const int rows = mc - q * XF_GEMM_MR < XF_GEMM_MR ? mc - q * XF_GEMM_MR : XF_GEMM_MR;
+                    float *cc = c + (size_t)(m0 + q * XF_GEMM_MR) * ldc + (size_t)p * XF_GEMM_NR;
+                    const float *ap = scratch + (size_t)q * kc * XF_GEMM_MR;
+                    if (rows == XF_GEMM_MR && cols == XF_GEMM_NR)
+                        XF_FN(gemm_ukernel)(kc, ap, b, cc, ldc, first, bb, relu && last);
+                    else
+                        edge_tile(kc, ap, b, cc, ldc, rows, cols, first, bb, relu && last);
+                }
+            }
+        }
+    }
+}
+
+// linear: the weight is packed (and the bias padded to whole panels) once,
+// in prepare; run packs A blocks as it goes.
+typedef struct {
+    float *bp, *bias, *scratch;
+} linear_ctx;
+
+int XF_FN(linear_prepare)(const void *args, void **ctx)
+{
+    const xf_linear_args *a = args;
+    linear_ctx *l = calloc(1, sizeof *l);
+    if (!l) return -1;
+    size_t padded = (size_t)panels(a->n, XF_GEMM_NR) * XF_GEMM_NR;
+    l->bp = aligned_alloc(64, (XF_FN(packed_b_floats)(a->n, a->k) * sizeof(float) + 63) / 64 * 64 + 64);
+    l->scratch = aligned_alloc(64, XF_FN(gemm_scratch_floats)() * sizeof(float));
+    if (a->b) l->bias = calloc(padded, sizeof(float));
+    if (!l->bp || !l->scratch || (a->b && !l->bias)) {
+        XF_FN(linear_release)(l);
+        return -1;
+    }
+    XF_FN(pack_b_nk)(a->w, a->k, a->n, a->k, l->bp);
+    if (a->b) memcpy(l->bias, a->b, (size_t)a->n * sizeof(float));
+    *ctx = l;
+    return 0;
+}
+
+// x is (m,k), y is (m,n)
+void XF_FN(linear_run)(const void *args, void *ctx)
+{
+    const xf_linear_args *a = args;
+    linear_ctx *l = ctx;
+    XF_FN(gemm)(a->m, a->n, a->k, a->x, a->k, l->bp, l->bias, a->relu, a->y, a->n, l->scratch);
+}
+
+void XF_FN(linear_release)(void *ctx)
+{
+    linear_ctx *l = ctx;
+    if (!l) return;
+    free(l->bp);
+    free(l->bias);
+    free(l->scratch);
+    free(l);
+}

@@ -1,0 +1,50 @@
+// The generic SIMD kernels, written once against vec.h and compiled into
+// each SIMD family with its own flags and register blocking (as BLIS builds
+// one framework around per-architecture micro-kernels). XF_FN gives every
+// function the family's prefix, so avx2 and avx512 link side by side.
+#ifndef XF_SIMD_H
+#define XF_SIMD_H
+
+#include <stddef.h>
+
+#include "../variant.h"
+#include "vec.h"
+
+// GEMM: C = A B (+ bias, ReLU) with B packed in panels of XF_GEMM_NR
+// columns, [panel][k][NR], zero-padded past n.
+size_t XF_FN(packed_b_floats)(int n, int k);
+// B^T given: w is (n,k) with row stride ldw (a PyTorch weight, or K rows).
+void XF_FN(pack_b_nk)(const float *w, int ldw, int n, int k, float *bp);
+// B given: v is (k,n) with row stride ldv (V rows).
+void XF_FN(pack_b_kn)(const float *v, int ldv, int k, int n, float *bp);
+// A block: a is (mc,kc) with row stride lda -> ap [panels][kc][MR],
+// zero rows past mc.
+void XF_FN(pack_a)(const float *a, int lda, int mc, int kc, float *ap);
+// Floats of A-packing scratch gemm needs.
+size_t XF_FN(gemm_scratch_floats)(void);
+// c is (m,n) with row stride ldc; a is (m,k) with row stride lda; bias is
+// padded to whole panels or NULL.
+void XF_FN(gemm)(int m, int n, int k, const float *a, int lda, const float *bp,
+                 const float *bias, int relu, float *c, int ldc, float *scratch);
+
+// The masked, scaled softmax of one row in place: t[j] = softmax(scale * t
+// + mask)[j]; all zeros if no key is visible.
+void XF_FN(softmax_row)(int n, float *t, float scale, const uint8_t *pad_row, int causal, int i);
+
+// Stage entry points (variant.h signatures).
+int XF_FN(linear_prepare)(const void *args, void **ctx);
+void XF_FN(linear_run)(const void *args, void *ctx);
+void XF_FN(linear_release)(void *ctx);
+void XF_FN(softmax_run)(const void *args, void *ctx);
+void XF_FN(add_layernorm_run)(const void *args, void *ctx);
+int XF_FN(embed_prepare)(const void *args, void **ctx);
+void XF_FN(embed_run)(const void *args, void *ctx);
+void XF_FN(embed_release)(void *ctx);
+int XF_FN(attention3_prepare)(const void *args, void **ctx);
+void XF_FN(attention3_run)(const void *args, void *ctx);
+void XF_FN(attention3_release)(void *ctx);
+int XF_FN(flash_prepare)(const void *args, void **ctx);
+void XF_FN(flash_run)(const void *args, void *ctx);
+void XF_FN(flash_release)(void *ctx);
+
+#endif
