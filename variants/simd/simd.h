@@ -10,6 +10,11 @@
 #include "../variant.h"
 #include "vec.h"
 
+// Largest error of xv_exp in ulps, measured on every float of [-87.33, 0]
+// by tests/exp_ulp.c (which fails if it is exceeded); the checker's bound
+// uses it through each variant's math_ulp.
+#define XF_SIMD_EXP_ULP 2.0
+
 // GEMM: C = A B (+ bias, ReLU) with B packed in panels of XF_GEMM_NR
 // columns, [panel][k][NR], zero-padded past n.
 size_t XF_FN(packed_b_floats)(int n, int k);
