@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -10,11 +11,25 @@
 #include "app.h"
 #include "grid.h"
 #include "model_file.h"
+#include "peak.h"
 #include "options.h"
 #include "registry.h"
 #include "report.h"
+#include "../variants/isa/isa.h"
 
 static const char *prog = "xfbench";
+static xf_peak peak; // the denominators of pct_peak (flops_1 == 0: unknown)
+
+// Which roof a stage is held against: streaming stages move a few bytes per
+// flop and are measured against memory bandwidth, the rest against FMA peak.
+static int memory_bound(xf_stage s) { return s == XF_EMBED || s == XF_SOFTMAX || s == XF_ADD_LAYERNORM; }
+
+static double pct_of_peak(const xf_instance *in, const xf_timing *t, int threads)
+{
+    if (peak.flops_1 <= 0) return -1.0;
+    if (memory_bound(in->c.stage)) return 100.0 * in->bytes / t->median_ns / xf_peak_bw(&peak, threads);
+    return 100.0 * in->flops / t->median_ns / xf_peak_flops(&peak, threads);
+}
 
 // One variant to run on a stage: a primitive variant, or a family's
 // composition for a compound stage.
@@ -286,19 +301,20 @@ static int bench_instance(xf_instance *in, entry *es, int n, const xf_options *o
         if (!r.passed) {
             // Never a speed for a wrong result.
             printf("%-13s %-24s %-44s FAILED CHECK, not timed: %s\n", xf_stage_name(s), e->r.name, desc, r.why);
-            if (csv) xf_csv_row(csv, in, e->r.name, e->cflags, o->threads, &r, NULL, e->r.prepare_ns, m);
+            if (csv) xf_csv_row(csv, in, e->r.name, e->cflags, o->threads, &r, NULL, e->r.prepare_ns, -1, m);
             failed = 1;
             xf_runner_release(&e->r);
             continue;
         }
         xf_timing tm;
         xf_time(&e->r, in, &to, &tm);
-        printf("%-13s %-24s %-44s %10.4f %10.4f %6.1f %8.2f %8.2f %9.3f  ok (err/bound %.2g)\n",
+        const double pct = pct_of_peak(in, &tm, o->threads);
+        printf("%-13s %-24s %-44s %10.4f %10.4f %6.1f %8.2f %8.2f %6.1f%% %9.3f  ok (err/bound %.2g)\n",
                xf_stage_name(s), e->r.name, desc, tm.median_ns / 1e6, tm.min_ns / 1e6,
-               tm.spread_pct, in->flops / tm.median_ns, in->bytes / tm.median_ns,
+               tm.spread_pct, in->flops / tm.median_ns, in->bytes / tm.median_ns, pct,
                e->r.prepare_ns / 1e6, r.worst_ratio);
         if (breakdown) print_breakdown(e, &tm);
-        if (csv) xf_csv_row(csv, in, e->r.name, e->cflags, o->threads, &r, &tm, e->r.prepare_ns, m);
+        if (csv) xf_csv_row(csv, in, e->r.name, e->cflags, o->threads, &r, &tm, e->r.prepare_ns, pct, m);
         xf_runner_release(&e->r);
     }
     return failed;
@@ -334,6 +350,32 @@ static void load_weights(const xf_options *o, const xf_machine *m, xf_st *st, xf
     refuse_oversized(&in->c, m);
 }
 
+// The cached peaks of this machine, or a short measurement (then cached).
+static void get_peak(const xf_machine *m)
+{
+    if (xf_peak_load(&peak, m) == 0) return;
+    char path[512];
+    xf_peak_cache_path(path, sizeof path);
+    printf("# measuring this machine's peak (once; cached in %s; 'xfbench peak' measures longer)\n", path);
+    fflush(stdout);
+    if (xf_peak_measure(&peak, 0.3, NULL) == 0) xf_peak_save(&peak, m);
+}
+
+static int cmd_peak(const xf_machine *m)
+{
+    char path[512];
+    xf_peak_cache_path(path, sizeof path);
+    printf("# %s | %s | %s\n", m->cpu, m->isa, m->compiler);
+    if (xf_peak_measure(&peak, 1.0, stdout) != 0) {
+        printf("no SIMD family can run here: no FMA peak; nothing cached\n");
+        return 1;
+    }
+    xf_peak_save(&peak, m);
+    printf("peak: FMA %.1f GFLOP/s on 1 thread (%s), %.1f on %d; triad %.1f GB/s on 1, %.1f on %d; cached in %s\n",
+           peak.flops_1, peak.flops_family, peak.flops_all, peak.procs, peak.bw_1, peak.bw_all, peak.procs, path);
+    return 0;
+}
+
 static int cmd_bench(const xf_options *o, const xf_machine *m, int breakdown)
 {
     xf_st st;
@@ -343,8 +385,12 @@ static int cmd_bench(const xf_options *o, const xf_machine *m, int breakdown)
     if (o->csv && !(csv = xf_csv_open(o->csv))) xf_die_usage("--csv: cannot open '%s' for appending", o->csv);
     printf("# %s | %s | %s | commit %s | %d thread(s) | medians of >= %d runs and >= %.2g s\n",
            m->cpu, m->isa, m->compiler, m->commit, o->threads, o->min_reps, o->min_time);
-    printf("%-13s %-24s %-44s %10s %10s %6s %8s %8s %9s  %s\n", "stage", "variant", "shape",
-           "median_ms", "min_ms", "sprd%", "GFLOP/s", "GB/s", "prep_ms", "check");
+    get_peak(m);
+    printf("# peak for %d thread(s): FMA %.1f GFLOP/s (%s vectors), triad %.1f GB/s; %%peak: embed, softmax,"
+           " add_layernorm against bandwidth, the rest against FMA\n",
+           o->threads, xf_peak_flops(&peak, o->threads), peak.flops_family, xf_peak_bw(&peak, o->threads));
+    printf("%-13s %-24s %-44s %10s %10s %6s %8s %8s %7s %9s  %s\n", "stage", "variant", "shape",
+           "median_ms", "min_ms", "sprd%", "GFLOP/s", "GB/s", "%peak", "prep_ms", "check");
     int failed = 0, any = 0;
     if (o->weights) {
         entry es[MAX_ENTRIES];
@@ -372,9 +418,9 @@ int xf_main(int argc, char **argv)
         xf_usage(o.command);
         return 0;
     }
-    static const char *const commands[] = {"list", "check", "bench", "forward"};
+    static const char *const commands[] = {"list", "check", "bench", "forward", "peak"};
     int cmd = -1;
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 5; i++)
         if (!strcmp(o.command, commands[i])) cmd = i;
     if (cmd < 0) xf_die_usage("unknown command '%s' (try 'xfbench --help')", o.command);
     if (cmd == 3) {
@@ -386,6 +432,17 @@ int xf_main(int argc, char **argv)
         xf_die_usage("--weights and --out belong to the forward command");
     }
     if (cmd == 0) return cmd_list();
+    // Threads are pinned (close, one per core) unless the user chose
+    // otherwise: unpinned, this kind of VM sometimes runs two threads on one
+    // core and silently halves a 2-thread result. The OpenMP runtime reads
+    // these variables when the program starts, so set them and start again.
+    if ((o.threads > 1 || cmd == 4) && !getenv("OMP_PROC_BIND") && !getenv("OMP_PLACES")) {
+        setenv("OMP_PROC_BIND", "close", 1);
+        setenv("OMP_PLACES", "cores", 1);
+        execv("/proc/self/exe", argv); // on failure, carry on unpinned
+    }
+    const char *isa_err = xf_isa_env_error();
+    if (isa_err) xf_die_usage("%s", isa_err);
     validate_selection(&o);
 #ifdef _OPENMP
     omp_set_num_threads(o.threads);
@@ -394,5 +451,6 @@ int xf_main(int argc, char **argv)
     xf_machine_read(&m);
     if (!o.grid) refuse_oversized_shape(&o, &m);
     if (cmd == 1) return cmd_check(&o, &m);
+    if (cmd == 4) return cmd_peak(&m);
     return cmd_bench(&o, &m, cmd == 3);
 }

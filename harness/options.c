@@ -140,12 +140,19 @@ void xf_usage(const char *command)
              "  list     every stage x variant, available here or not, and why\n"
              "  check    run variants against the fp64 reference; exit 1 on any failure\n"
              "  bench    check, then time; print GFLOP/s and GB/s; --csv FILE appends rows\n"
-             "  forward  the whole encoder-decoder pass: check, time, per-stage breakdown");
+             "  forward  the whole encoder-decoder pass: check, time, per-stage breakdown\n"
+             "  peak     measure this machine's FMA peak and memory bandwidth (cached for bench)\n"
+             "environment: XFBENCH_MAX_ISA=scalar|avx2|avx512 caps the SIMD families used");
         return;
     }
     printf("usage: xfbench %s [options]\n", command);
     if (!strcmp(command, "list")) {
         puts("  lists every stage and variant with availability; no options");
+        return;
+    }
+    if (!strcmp(command, "peak")) {
+        puts("  measures fp32 FMA throughput per SIMD family and STREAM-triad bandwidth, on 1 thread\n"
+             "  and all threads, and caches them ($XDG_CACHE_HOME or ~/.cache/xfbench/peak.txt)");
         return;
     }
     puts("shape (defaults: Transformer-base at seq 128):\n"

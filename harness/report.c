@@ -67,7 +67,7 @@ FILE *xf_csv_open(const char *path)
 
 void xf_csv_row(FILE *f, const xf_instance *in, const char *variant, const char *cflags,
                 int threads, const xf_check_result *chk, const xf_timing *t, double prepare_ns,
-                const xf_machine *m)
+                double pct_peak, const xf_machine *m)
 {
     const xf_case *c = &in->c;
     int lin = c->stage == XF_LINEAR;
@@ -75,13 +75,14 @@ void xf_csv_row(FILE *f, const xf_instance *in, const char *variant, const char 
             variant, c->batch, c->heads, c->dk, c->seq_q, c->seq_k, xf_case_d_model(c), c->d_ff,
             c->stage == XF_FORWARD ? c->layers : 0, lin ? linear_n(c) : 0, lin ? linear_k(c) : 0,
             c->relu, xf_pad_name(c->pad), c->causal, threads);
-    // pct_peak stays empty until the machine's peak is measured (`xfbench
-    // peak`, a later issue): an invented peak would make it meaningless.
-    if (t)
-        fprintf(f, "%d,%.0f,%.0f,%.2f,%.0f,%.4f,%.4f,,", t->reps, t->median_ns, t->min_ns,
+    if (t) {
+        fprintf(f, "%d,%.0f,%.0f,%.2f,%.0f,%.4f,%.4f,", t->reps, t->median_ns, t->min_ns,
                 t->spread_pct, prepare_ns, in->flops / t->median_ns, in->bytes / t->median_ns);
-    else
+        if (pct_peak >= 0) fprintf(f, "%.2f", pct_peak);
+        fputc(',', f);
+    } else {
         fputs(",,,,,,,,", f);
+    }
     fprintf(f, "%.4g,%.4g,%.4g,%.4g,%d,\"%s\",\"%s\",\"%s\",\"%s\",%s,%s\n", chk->max_abs,
             chk->max_rel, chk->nmse, chk->worst_ratio, chk->passed, m->cpu, m->isa, m->compiler,
             cflags, m->commit, m->date);

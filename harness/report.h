@@ -17,8 +17,9 @@ void xf_case_options(const xf_case *c, char *buf, size_t size);
 // NULL (and a message) if it cannot be opened.
 FILE *xf_csv_open(const char *path);
 // One row. t NULL: the check failed and no time is stored.
+// pct_peak < 0: unknown, left empty.
 void xf_csv_row(FILE *f, const xf_instance *in, const char *variant, const char *cflags,
                 int threads, const xf_check_result *chk, const xf_timing *t, double prepare_ns,
-                const xf_machine *m);
+                double pct_peak, const xf_machine *m);
 
 #endif

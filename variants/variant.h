@@ -33,6 +33,11 @@ typedef struct {
     const char *name;
     const char *cflags;          // as the build compiled it (XF_FAMILY_CFLAGS)
     const xf_variant *variants;  // terminated by an entry with name == NULL
+    // SIMD families: FMA throughput of their vectors on this thread, in
+    // GFLOP/s, measured for about `seconds` (NULL for the others), and the
+    // instruction set it needs (xf_isa, variants/isa/isa.h).
+    double (*fma_gflops)(double seconds);
+    int isa;
 } xf_family;
 
 extern const xf_family xf_family_naive;

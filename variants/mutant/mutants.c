@@ -131,4 +131,4 @@ static const xf_variant variants[] = {
     {.name = NULL},
 };
 
-const xf_family xf_family_mutant = {"mutant", XF_FAMILY_CFLAGS, variants};
+const xf_family xf_family_mutant = {.name = "mutant", .cflags = XF_FAMILY_CFLAGS, .variants = variants};

@@ -17,4 +17,4 @@ static const xf_variant variants[] = {
     {.name = NULL},
 };
 
-const xf_family xf_family_naive = {"naive", XF_FAMILY_CFLAGS, variants};
+const xf_family xf_family_naive = {.name = "naive", .cflags = XF_FAMILY_CFLAGS, .variants = variants};

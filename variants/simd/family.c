@@ -32,4 +32,5 @@ static const xf_variant variants[] = {
     {.name = NULL},
 };
 
-const xf_family XF_FN(family) = {XF_FAMILY_NAME, XF_FAMILY_CFLAGS, variants};
+const xf_family XF_FN(family) = {XF_FAMILY_NAME, XF_FAMILY_CFLAGS, variants, XF_FN(fma_gflops),
+                                 XF_FAMILY_ISA};

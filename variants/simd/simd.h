@@ -36,6 +36,10 @@ void XF_FN(gemm)(int m, int n, int k, const float *a, int lda, const float *bp,
 // + mask)[j]; all zeros if no key is visible.
 void XF_FN(softmax_row)(int n, float *t, float scale, const uint8_t *pad_row, int causal, int i);
 
+// Sustained fp32 FMA GFLOP/s of this family's vectors on the calling
+// thread, measured for about `seconds`.
+double XF_FN(fma_gflops)(double seconds);
+
 // Stage entry points (variant.h signatures).
 int XF_FN(linear_prepare)(const void *args, void **ctx);
 void XF_FN(linear_run)(const void *args, void *ctx);
