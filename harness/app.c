@@ -447,6 +447,8 @@ int xf_main(int argc, char **argv)
 #ifdef _OPENMP
     omp_set_num_threads(o.threads);
 #endif
+    for (int i = 0; i < xf_registry_count(); i++)
+        if (xf_registry_family(i)->set_threads) xf_registry_family(i)->set_threads(o.threads);
     xf_machine m;
     xf_machine_read(&m);
     if (!o.grid) refuse_oversized_shape(&o, &m);

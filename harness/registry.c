@@ -13,12 +13,24 @@ static const xf_family *families[MAX_FAMILIES] = {
 #ifdef XF_HAVE_AVX512
     &xf_avx512_family,
 #endif
+#ifdef XF_HAVE_BLAS
+    &xf_family_blas,
+#endif
+#ifdef XF_HAVE_DNNL
+    &xf_family_dnnl,
+#endif
 };
 static int nfamilies = 1
 #ifdef XF_HAVE_AVX2
                        + 1
 #endif
 #ifdef XF_HAVE_AVX512
+                       + 1
+#endif
+#ifdef XF_HAVE_BLAS
+                       + 1
+#endif
+#ifdef XF_HAVE_DNNL
                        + 1
 #endif
     ;

@@ -38,10 +38,15 @@ typedef struct {
     // instruction set it needs (xf_isa, variants/isa/isa.h).
     double (*fma_gflops)(double seconds);
     int isa;
+    // Libraries with their own thread pools (OpenBLAS, oneDNN): told the
+    // --threads count; NULL for families that use OpenMP's.
+    void (*set_threads)(int threads);
 } xf_family;
 
 extern const xf_family xf_family_naive;
 extern const xf_family xf_avx2_family;
 extern const xf_family xf_avx512_family;
+extern const xf_family xf_family_blas;
+extern const xf_family xf_family_dnnl;
 
 #endif

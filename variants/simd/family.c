@@ -32,5 +32,6 @@ static const xf_variant variants[] = {
     {.name = NULL},
 };
 
-const xf_family XF_FN(family) = {XF_FAMILY_NAME, XF_FAMILY_CFLAGS, variants, XF_FN(fma_gflops),
-                                 XF_FAMILY_ISA};
+const xf_family XF_FN(family) = {.name = XF_FAMILY_NAME, .cflags = XF_FAMILY_CFLAGS,
+                                 .variants = variants, .fma_gflops = XF_FN(fma_gflops),
+                                 .isa = XF_FAMILY_ISA};

@@ -1,0 +1,117 @@
+// The OpenBLAS peer: what a user would write with cblas_sgemm. Linear is
+// one sgemm on the weight as PyTorch stores it (W^T through TransB) onto
+// rows pre-filled with the bias (beta = 1), then a ReLU pass if asked;
+// attention is two sgemm calls per batch and head around the best softmax
+// row this build and CPU offer (avx512, else avx2, else naive).
+#include <cblas.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../isa/isa.h"
+#include "../naive/naive.h"
+
+// From the SIMD families when built; chosen at run time by CPU.
+#ifdef XF_HAVE_AVX512
+void xf_avx512_softmax_row(int n, float *t, float scale, const uint8_t *pad_row, int causal, int i);
+#endif
+#ifdef XF_HAVE_AVX2
+void xf_avx2_softmax_row(int n, float *t, float scale, const uint8_t *pad_row, int causal, int i);
+#endif
+
+typedef void (*softmax_row_fn)(int n, float *t, float scale, const uint8_t *pad_row, int causal, int i);
+
+static void naive_row(int n, float *t, float scale, const uint8_t *pad_row, int causal, int i)
+{
+    for (int j = 0; j < n; j++) t[j] *= scale;
+    xf_naive_softmax_row(n, t, pad_row, causal, i);
+}
+
+static softmax_row_fn best_softmax_row(void)
+{
+#ifdef XF_HAVE_AVX512
+    if (!xf_isa_unavailable(XF_ISA_AVX512)) return xf_avx512_softmax_row;
+#endif
+#ifdef XF_HAVE_AVX2
+    if (!xf_isa_unavailable(XF_ISA_AVX2)) return xf_avx2_softmax_row;
+#endif
+    return naive_row;
+}
+
+// x is (m,k), w is (n,k), y is (m,n)
+static void linear(const void *args, void *ctx)
+{
+    (void)ctx;
+    const xf_linear_args *a = args;
+    for (int i = 0; i < a->m; i++) {
+        float *y = a->y + (size_t)i * a->n;
+        if (a->b) memcpy(y, a->b, (size_t)a->n * sizeof *y);
+        else memset(y, 0, (size_t)a->n * sizeof *y);
+    }
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, a->m, a->n, a->k, 1.0f, a->x, a->k, a->w,
+                a->k, 1.0f, a->y, a->n);
+    if (a->relu)
+        for (size_t i = 0; i < (size_t)a->m * a->n; i++) a->y[i] = a->y[i] > 0.0f ? a->y[i] : 0.0f;
+}
+
+typedef struct {
+    float *s;
+    softmax_row_fn row;
+} attention_ctx;
+
+static int attention_prepare(const void *args, void **ctx)
+{
+    const xf_attention_args *a = args;
+    attention_ctx *c = malloc(sizeof *c);
+    if (!c) return -1;
+    c->s = malloc((size_t)a->seq_q * a->seq_k * sizeof(float));
+    if (!c->s) return free(c), -1;
+    c->row = best_softmax_row();
+    *ctx = c;
+    return 0;
+}
+
+static void attention_release(void *ctx)
+{
+    attention_ctx *c = ctx;
+    if (c) free(c->s);
+    free(c);
+}
+
+// q is (B,Sq,H*dk), k and v (B,Sk,H*dk), with row strides; out (B,Sq,H*dk)
+static void attention(const void *args, void *ctx)
+{
+    const xf_attention_args *a = args;
+    attention_ctx *c = ctx;
+    const float scale = 1.0f / sqrtf((float)a->dk);
+    for (int b = 0; b < a->batch; b++) {
+        const uint8_t *pad = a->key_pad ? a->key_pad + (size_t)b * a->seq_k : NULL;
+        for (int h = 0; h < a->heads; h++) {
+            const float *q = a->q + (size_t)b * a->seq_q * a->ldq + (size_t)h * a->dk;
+            const float *k = a->k + (size_t)b * a->seq_k * a->ldk + (size_t)h * a->dk;
+            const float *v = a->v + (size_t)b * a->seq_k * a->ldv + (size_t)h * a->dk;
+            float *o = a->out + (size_t)b * a->seq_q * a->ldo + (size_t)h * a->dk;
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, a->seq_q, a->seq_k, a->dk, 1.0f, q,
+                        a->ldq, k, a->ldk, 0.0f, c->s, a->seq_k);
+            for (int i = 0; i < a->seq_q; i++) c->row(a->seq_k, c->s + (size_t)i * a->seq_k, scale, pad, a->causal, i);
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, a->seq_q, a->dk, a->seq_k, 1.0f, c->s,
+                        a->seq_k, v, a->ldv, 0.0f, o, a->ldo);
+        }
+    }
+}
+
+void openblas_set_num_threads(int num_threads);
+
+static void set_threads(int n) { openblas_set_num_threads(n); }
+
+static const xf_variant variants[] = {
+    {.stage = XF_LINEAR, .family = "blas", .name = "blas", .math_ulp = 1.0, .run = linear,
+     .summary = "cblas_sgemm (OpenBLAS) onto bias-filled rows, ReLU pass"},
+    {.stage = XF_ATTENTION, .family = "blas", .name = "blas", .math_ulp = 2.0, .run = attention,
+     .prepare = attention_prepare, .release = attention_release,
+     .summary = "sgemm Q K^T, our best softmax row, sgemm P V"},
+    {.name = NULL},
+};
+
+const xf_family xf_family_blas = {.name = "blas", .cflags = XF_FAMILY_CFLAGS, .variants = variants,
+                                  .set_threads = set_threads};
