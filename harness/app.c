@@ -72,7 +72,7 @@ static int select_entries(xf_stage stage, const xf_options *o, entry *out, int m
             entry *e = &out[n++];
             memset(e, 0, sizeof *e);
             char err[256];
-            if (xf_ops_for_family(fam->name, o->use, &e->r.ops, e->note, sizeof e->note, err,
+            if (xf_ops_for_family(fam->name, o->use, stage, &e->r.ops, e->note, sizeof e->note, err,
                                   sizeof err))
                 xf_die_usage("%s", err);
             e->r.name = fam->name, e->cflags = fam->cflags;
@@ -116,7 +116,7 @@ static int cmd_list(void)
             if (s >= XF_FIRST_COMPOUND) {
                 xf_ops ops;
                 char note[256], err[256];
-                xf_ops_for_family(fam->name, NULL, &ops, note, sizeof note, err, sizeof err);
+                xf_ops_for_family(fam->name, NULL, (xf_stage)s, &ops, note, sizeof note, err, sizeof err);
                 printf("%-14s %-28s %-8s composed: linear=%s attention=%s add_layernorm=%s%s%s\n",
                        xf_stage_name((xf_stage)s), fam->name, "ok", ops.op[XF_LINEAR]->name,
                        ops.op[XF_ATTENTION]->name, ops.op[XF_ADD_LAYERNORM]->name,

@@ -75,8 +75,16 @@ static const xf_variant *family_default(const xf_family *f, xf_stage stage)
     return NULL;
 }
 
-int xf_ops_for_family(const char *family, const char *use, xf_ops *ops, char *note,
-                      size_t note_size, char *err, size_t err_size)
+// Which primitives a compound stage calls (variants/compose/compose.c).
+static int calls(xf_stage compound, xf_stage prim)
+{
+    if (prim == XF_SOFTMAX) return 0; // inside attention
+    if (compound == XF_FFN) return prim == XF_LINEAR;
+    return prim != XF_EMBED || compound == XF_FORWARD;
+}
+
+int xf_ops_for_family(const char *family, const char *use, xf_stage compound, xf_ops *ops,
+                      char *note, size_t note_size, char *err, size_t err_size)
 {
     const xf_family *f = xf_registry_find_family(family);
     if (!f) {
@@ -88,6 +96,7 @@ int xf_ops_for_family(const char *family, const char *use, xf_ops *ops, char *no
         ops->op[s] = family_default(f, (xf_stage)s);
         if (!ops->op[s]) {
             ops->op[s] = family_default(&xf_family_naive, (xf_stage)s);
+            if (!calls(compound, (xf_stage)s)) continue;
             size_t len = strlen(note);
             snprintf(note + len, note_size - len, "%s%s: %s has none available, using naive",
                      len ? "; " : "", xf_stage_name((xf_stage)s), family);

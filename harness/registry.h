@@ -23,7 +23,8 @@ const char *xf_variant_unavailable(const xf_variant *v);
 // (each fallback described in note, which may be NULL), then the
 // "stage=variant,..." overrides in use (may be NULL).
 // Returns 0, or -1 with a one-line reason in err.
-int xf_ops_for_family(const char *family, const char *use, xf_ops *ops, char *note,
-                      size_t note_size, char *err, size_t err_size);
+// Notes name only the primitives the compound stage calls.
+int xf_ops_for_family(const char *family, const char *use, xf_stage compound, xf_ops *ops,
+                      char *note, size_t note_size, char *err, size_t err_size);
 
 #endif
