@@ -21,6 +21,23 @@ typedef struct {
     float *out; int ldo;     // out is (batch,seq_q,heads*dk) with row stride ldo
 } xf_attention_args;
 
+// The views of batch b, head h: the first row of each, with the row strides
+// of the args.
+typedef struct {
+    const float *q, *k, *v;
+    float *out;
+} xf_attention_head;
+
+static inline xf_attention_head xf_attention_head_at(const xf_attention_args *a, int b, int h)
+{
+    const size_t col = (size_t)h * a->dk;
+    xf_attention_head v = {a->q + (size_t)b * a->seq_q * a->ldq + col,
+                           a->k + (size_t)b * a->seq_k * a->ldk + col,
+                           a->v + (size_t)b * a->seq_k * a->ldv + col,
+                           a->out + (size_t)b * a->seq_q * a->ldo + col};
+    return v;
+}
+
 // Dense count, as benchdnn and ggml count SDPA: 2 dk for each score and 2 dk
 // for each P V term, masked ones included, softmax not counted.
 static inline double xf_attention_flops(const xf_attention_args *a)

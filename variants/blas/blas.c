@@ -87,15 +87,12 @@ static void attention(const void *args, void *ctx)
     for (int b = 0; b < a->batch; b++) {
         const uint8_t *pad = a->key_pad ? a->key_pad + (size_t)b * a->seq_k : NULL;
         for (int h = 0; h < a->heads; h++) {
-            const float *q = a->q + (size_t)b * a->seq_q * a->ldq + (size_t)h * a->dk;
-            const float *k = a->k + (size_t)b * a->seq_k * a->ldk + (size_t)h * a->dk;
-            const float *v = a->v + (size_t)b * a->seq_k * a->ldv + (size_t)h * a->dk;
-            float *o = a->out + (size_t)b * a->seq_q * a->ldo + (size_t)h * a->dk;
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, a->seq_q, a->seq_k, a->dk, 1.0f, q,
-                        a->ldq, k, a->ldk, 0.0f, c->s, a->seq_k);
+            const xf_attention_head x = xf_attention_head_at(a, b, h);
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, a->seq_q, a->seq_k, a->dk, 1.0f, x.q,
+                        a->ldq, x.k, a->ldk, 0.0f, c->s, a->seq_k);
             for (int i = 0; i < a->seq_q; i++) c->row(a->seq_k, c->s + (size_t)i * a->seq_k, scale, pad, a->causal, i);
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, a->seq_q, a->dk, a->seq_k, 1.0f, c->s,
-                        a->seq_k, v, a->ldv, 0.0f, o, a->ldo);
+                        a->seq_k, x.v, a->ldv, 0.0f, x.out, a->ldo);
         }
     }
 }

@@ -47,16 +47,13 @@ void XF_FN(attention3_run)(const void *args, void *ctx)
     for (int b = 0; b < a->batch; b++) {
         const uint8_t *pad = a->key_pad ? a->key_pad + (size_t)b * a->seq_k : NULL;
         for (int h = 0; h < a->heads; h++) {
-            const float *q = a->q + (size_t)b * a->seq_q * a->ldq + (size_t)h * a->dk;
-            const float *k = a->k + (size_t)b * a->seq_k * a->ldk + (size_t)h * a->dk;
-            const float *v = a->v + (size_t)b * a->seq_k * a->ldv + (size_t)h * a->dk;
-            float *o = a->out + (size_t)b * a->seq_q * a->ldo + (size_t)h * a->dk;
-            XF_FN(pack_b_nk)(k, a->ldk, a->seq_k, a->dk, c->kp);
-            XF_FN(gemm)(a->seq_q, a->seq_k, a->dk, q, a->ldq, c->kp, NULL, 0, c->s, a->seq_k, c->scratch);
+            const xf_attention_head x = xf_attention_head_at(a, b, h);
+            XF_FN(pack_b_nk)(x.k, a->ldk, a->seq_k, a->dk, c->kp);
+            XF_FN(gemm)(a->seq_q, a->seq_k, a->dk, x.q, a->ldq, c->kp, NULL, 0, c->s, a->seq_k, c->scratch);
             for (int i = 0; i < a->seq_q; i++)
                 XF_FN(softmax_row)(a->seq_k, c->s + (size_t)i * a->seq_k, scale, pad, a->causal, i);
-            XF_FN(pack_b_kn)(v, a->ldv, a->seq_k, a->dk, c->vp);
-            XF_FN(gemm)(a->seq_q, a->dk, a->seq_k, c->s, a->seq_k, c->vp, NULL, 0, o, a->ldo, c->scratch);
+            XF_FN(pack_b_kn)(x.v, a->ldv, a->seq_k, a->dk, c->vp);
+            XF_FN(gemm)(a->seq_q, a->dk, a->seq_k, c->s, a->seq_k, c->vp, NULL, 0, x.out, a->ldo, c->scratch);
         }
     }
 }

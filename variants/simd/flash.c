@@ -61,40 +61,15 @@ int XF_FN(flash_prepare)(const void *args, void **ctx)
 static float online_row(float *t, int bc, int n_vis, const uint8_t *pad, float scale, float *m,
                         float *l)
 {
-    const xv s = xv_set1(scale);
-    xv vmax = xv_set1(-INFINITY);
-    int j = 0;
-    for (; j + XV_W <= n_vis; j += XV_W) {
-        xv v = xv_mul(xv_load(t + j), s);
-        if (pad) v = xv_pad_to_neg_inf(v, pad + j);
-        xv_store(t + j, v);
-        vmax = xv_max(vmax, v);
-    }
-    float mt = xv_hmax(vmax);
-    for (; j < n_vis; j++) {
-        t[j] = pad && pad[j] ? -INFINITY : scale * t[j];
-        if (t[j] > mt) mt = t[j];
-    }
-    for (; j < bc; j++) t[j] = -INFINITY;
+    const float mt = XF_FN(scale_mask_max)(t, t, n_vis, scale, pad);
+    for (int j = n_vis; j < bc; j++) t[j] = -INFINITY;
     if (mt == -INFINITY) { // nothing visible in this tile for this row
         memset(t, 0, (size_t)bc * sizeof *t);
         return 1.0f;
     }
     const float m_new = mt > *m ? mt : *m;
     const float alpha = *m == -INFINITY ? 0.0f : expf(*m - m_new);
-    const xv mv = xv_set1(m_new);
-    xv vsum = xv_zero();
-    for (j = 0; j + XV_W <= bc; j += XV_W) {
-        xv e = xv_exp(xv_sub(xv_load(t + j), mv));
-        xv_store(t + j, e);
-        vsum = xv_add(vsum, e);
-    }
-    if (j < bc) {
-        xv e = xv_exp(xv_sub(xv_load_tail(t + j, bc - j, -INFINITY), mv));
-        xv_store_tail(t + j, e, bc - j);
-        vsum = xv_add(vsum, e);
-    }
-    *l = *l * alpha + xv_hsum(vsum);
+    *l = *l * alpha + XF_FN(exp_sum)(t, bc, m_new);
     *m = m_new;
     return alpha;
 }
@@ -163,15 +138,12 @@ void XF_FN(flash_run)(const void *args, void *ctx)
                 c->tile_visible[t] = !pad || !pad[j];
         }
         for (int h = 0; h < a->heads; h++) {
-            const float *k = a->k + (size_t)b * a->seq_k * a->ldk + (size_t)h * a->dk;
-            const float *v = a->v + (size_t)b * a->seq_k * a->ldv + (size_t)h * a->dk;
-            XF_FN(pack_b_nk)(k, a->ldk, a->seq_k, a->dk, c->kp);
-            XF_FN(pack_b_kn)(v, a->ldv, a->seq_k, a->dk, c->vp);
+            const xf_attention_head x = xf_attention_head_at(a, b, h);
+            XF_FN(pack_b_nk)(x.k, a->ldk, a->seq_k, a->dk, c->kp);
+            XF_FN(pack_b_kn)(x.v, a->ldv, a->seq_k, a->dk, c->vp);
             for (int i0 = 0; i0 < a->seq_q; i0 += BR) {
                 const int br = a->seq_q - i0 < BR ? a->seq_q - i0 : BR;
-                const float *q = a->q + ((size_t)b * a->seq_q + i0) * a->ldq + (size_t)h * a->dk;
-                float *out = a->out + ((size_t)b * a->seq_q + i0) * a->ldo + (size_t)h * a->dk;
-                query_block(a, c, q, pad, i0, br, out);
+                query_block(a, c, x.q + (size_t)i0 * a->ldq, pad, i0, br, x.out + (size_t)i0 * a->ldo);
             }
         }
     }

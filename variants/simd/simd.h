@@ -32,6 +32,12 @@ size_t XF_FN(gemm_scratch_floats)(void);
 void XF_FN(gemm)(int m, int n, int k, const float *a, int lda, const float *bp,
                  const float *bias, int relu, float *c, int ldc, float *scratch);
 
+// Softmax pieces shared by the softmax and fused attention kernels:
+// y[0..n) = scale * x with -inf where pad is set, returning the max (y may
+// be x); and t = exp(t - max) in place, returning the sum.
+float XF_FN(scale_mask_max)(const float *x, float *y, int n, float scale, const uint8_t *pad);
+float XF_FN(exp_sum)(float *t, int n, float max);
+
 // The masked, scaled softmax of one row in place: t[j] = softmax(scale * t
 // + mask)[j]; all zeros if no key is visible.
 void XF_FN(softmax_row)(int n, float *t, float scale, const uint8_t *pad_row, int causal, int i);

@@ -5,44 +5,59 @@
 
 #include "simd.h"
 
-// y = softmax(scale * x + mask) for one query row i; y may be x.
-static void softmax_row_xy(int n, const float *x, float *y, float scale, const uint8_t *pad,
-                           int causal, int i)
+// y[0..n) = scale * x, -inf where pad is set; returns the max. y may be x.
+float XF_FN(scale_mask_max)(const float *x, float *y, int n, float scale, const uint8_t *pad)
 {
-    // Keys past the diagonal are masked by the causal rule: never read.
-    const int n_vis = causal && i + 1 < n ? i + 1 : n;
     const xv s = xv_set1(scale);
     xv vmax = xv_set1(-INFINITY);
     int j = 0;
-    for (; j + XV_W <= n_vis; j += XV_W) {
+    for (; j + XV_W <= n; j += XV_W) {
         xv t = xv_mul(xv_load(x + j), s);
         if (pad) t = xv_pad_to_neg_inf(t, pad + j);
         xv_store(y + j, t);
         vmax = xv_max(vmax, t);
     }
     float max = xv_hmax(vmax);
-    for (; j < n_vis; j++) { // the ragged end, one key at a time
+    for (; j < n; j++) { // the ragged end, one key at a time
         y[j] = pad && pad[j] ? -INFINITY : scale * x[j];
         if (y[j] > max) max = y[j];
     }
-    if (max == -INFINITY) { // no visible key: zeros, never NaN
-        for (j = 0; j < n; j++) y[j] = 0.0f;
-        return;
-    }
+    return max;
+}
+
+// t[0..n) = exp(t - max) in place (-inf gives exactly 0); returns the sum.
+float XF_FN(exp_sum)(float *t, int n, float max)
+{
     const xv m = xv_set1(max);
     xv vsum = xv_zero();
-    for (j = 0; j + XV_W <= n_vis; j += XV_W) {
-        xv e = xv_exp(xv_sub(xv_load(y + j), m));
-        xv_store(y + j, e);
+    int j = 0;
+    for (; j + XV_W <= n; j += XV_W) {
+        xv e = xv_exp(xv_sub(xv_load(t + j), m));
+        xv_store(t + j, e);
         vsum = xv_add(vsum, e);
     }
-    if (j < n_vis) {
-        xv e = xv_exp(xv_sub(xv_load_tail(y + j, n_vis - j, -INFINITY), m));
-        xv_store_tail(y + j, e, n_vis - j);
+    if (j < n) {
+        xv e = xv_exp(xv_sub(xv_load_tail(t + j, n - j, -INFINITY), m));
+        xv_store_tail(t + j, e, n - j);
         vsum = xv_add(vsum, e);
     }
-    const xv inv = xv_set1(1.0f / xv_hsum(vsum));
-    for (j = 0; j + XV_W <= n_vis; j += XV_W) xv_store(y + j, xv_mul(xv_load(y + j), inv));
+    return xv_hsum(vsum);
+}
+
+// y = softmax(scale * x + mask) for one query row i; y may be x.
+static void softmax_row_xy(int n, const float *x, float *y, float scale, const uint8_t *pad,
+                           int causal, int i)
+{
+    // Keys past the diagonal are masked by the causal rule: never read.
+    const int n_vis = causal && i + 1 < n ? i + 1 : n;
+    const float max = XF_FN(scale_mask_max)(x, y, n_vis, scale, pad);
+    if (max == -INFINITY) { // no visible key: zeros, never NaN
+        for (int j = 0; j < n; j++) y[j] = 0.0f;
+        return;
+    }
+    const xv inv = xv_set1(1.0f / XF_FN(exp_sum)(y, n_vis, max));
+    int j = 0;
+    for (; j + XV_W <= n_vis; j += XV_W) xv_store(y + j, xv_mul(xv_load(y + j), inv));
     if (j < n_vis) xv_store_tail(y + j, xv_mul(xv_load_tail(y + j, n_vis - j, 0.0f), inv), n_vis - j);
     for (j = n_vis; j < n; j++) y[j] = 0.0f;
 }
