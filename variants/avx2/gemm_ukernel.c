@@ -1,35 +1,22 @@
 #include "vec.h"
 
-// The 12 accumulators are named variables, not an array: gcc keeps an
-// accumulator array in memory and stores it back every k step.
-#define ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
-#define DECLARE(i) __m256 c##i##0, c##i##1;
-#define INIT(i)                                                                              \
-    c##i##0 = init ? b0 : _mm256_loadu_ps(c + (long)(i) * ldc);                             \
-    c##i##1 = init ? b1 : _mm256_loadu_ps(c + (long)(i) * ldc + 8);
-#define STEP(i)                                                                              \
-    {                                                                                        \
-        const __m256 x = _mm256_broadcast_ss(a + (i));                                       \
-        c##i##0 = _mm256_fmadd_ps(x, w0, c##i##0);                                           \
-        c##i##1 = _mm256_fmadd_ps(x, w1, c##i##1);                                           \
-    }
-#define STORE(i)                                                                             \
-    if (relu) c##i##0 = _mm256_max_ps(c##i##0, zero), c##i##1 = _mm256_max_ps(c##i##1, zero); \
-    _mm256_storeu_ps(c + (long)(i) * ldc, c##i##0);                                          \
-    _mm256_storeu_ps(c + (long)(i) * ldc + 8, c##i##1);
+// Two micro-kernels from one body: A packed [k][MR] (the GEMM), and A as
+// rows of a score tile with the fixed row stride XF_UK_ROWS_LDA (the fused
+// attention's P V, which so needs no packing of P).
+#define XF_UK_NAME xf_avx2_gemm_ukernel
+#define XF_UK_A(i) a[i]
+#define XF_UK_A_STEP XF_GEMM_MR
+#include "ukernel_body.h"
+#undef XF_UK_NAME
+#undef XF_UK_A
+#undef XF_UK_A_STEP
+#undef ROWS
+#undef DECLARE
+#undef INIT
+#undef STEP
+#undef STORE
 
-// c is (6,16) with row stride ldc; a is packed (kc,6); b is packed (kc,16).
-void xf_avx2_gemm_ukernel(int kc, const float *a, const float *b, float *c, int ldc, int init,
-                          const float *bias, int relu)
-{
-    ROWS(DECLARE)
-    const __m256 b0 = bias ? _mm256_loadu_ps(bias) : _mm256_setzero_ps();
-    const __m256 b1 = bias ? _mm256_loadu_ps(bias + 8) : _mm256_setzero_ps();
-    ROWS(INIT)
-    for (int k = 0; k < kc; k++, a += XF_GEMM_MR, b += XF_GEMM_NR) {
-        const __m256 w0 = _mm256_loadu_ps(b), w1 = _mm256_loadu_ps(b + 8);
-        ROWS(STEP)
-    }
-    const __m256 zero = _mm256_setzero_ps();
-    ROWS(STORE)
-}
+#define XF_UK_NAME xf_avx2_gemm_ukernel_rows
+#define XF_UK_A(i) a[(i) * XF_UK_ROWS_LDA]
+#define XF_UK_A_STEP 1
+#include "ukernel_body.h"

@@ -11,6 +11,8 @@
 #define XF_FN(name) xf_avx2_##name
 #define XF_FAMILY_NAME "avx2"
 #define XF_FAMILY_ISA XF_ISA_AVX2
+// Row stride of the score tiles the fused attention feeds as A.
+#define XF_UK_ROWS_LDA 128
 #define XF_GEMM_DESC "6x16 ymm micro-kernel"
 
 typedef __m256 xv;
@@ -89,6 +91,9 @@ static inline xv xv_exp(xv x)
     return _mm256_andnot_ps(tiny, _mm256_mul_ps(p, _mm256_castsi256_ps(e)));
 }
 
+// The same with A as MR rows of stride XF_UK_ROWS_LDA (a score tile).
+void xf_avx2_gemm_ukernel_rows(int kc, const float *a, const float *b, float *c, int ldc, int init,
+                              const float *bias, int relu);
 void xf_avx2_gemm_ukernel(int kc, const float *a, const float *b, float *c, int ldc, int init,
                           const float *bias, int relu);
 

@@ -11,6 +11,8 @@
 #define XF_FN(name) xf_avx512_##name
 #define XF_FAMILY_NAME "avx512"
 #define XF_FAMILY_ISA XF_ISA_AVX512
+// Row stride of the score tiles the fused attention feeds as A.
+#define XF_UK_ROWS_LDA 128
 #define XF_GEMM_DESC "14x32 zmm micro-kernel"
 
 typedef __m512 xv;
@@ -73,6 +75,9 @@ static inline xv xv_exp(xv x)
 
 // C[0..MR)[0..NR) (row stride ldc) = (init ? bias row or 0 : C) + A B,
 // A packed [kc][MR], B packed [kc][NR]; then ReLU if relu.
+// The same with A as MR rows of stride XF_UK_ROWS_LDA (a score tile).
+void xf_avx512_gemm_ukernel_rows(int kc, const float *a, const float *b, float *c, int ldc, int init,
+                              const float *bias, int relu);
 void xf_avx512_gemm_ukernel(int kc, const float *a, const float *b, float *c, int ldc, int init,
                             const float *bias, int relu);
 

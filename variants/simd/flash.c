@@ -4,7 +4,8 @@
 // scale and mask it, update each row's running max m and sum l, rescale the
 // row's output accumulator by exp(m_old - m_new), and add P V for the tile
 // (the micro-kernel again, V packed per head). The seq_q x seq_k matrix is
-// never formed: S, P and O of one query block (about 60 KiB) live in L2.
+// never formed: S (which becomes P in place) and O of one query block
+// (about 45 KiB) live in L2.
 // Key tiles the mask hides from the whole query block are skipped: past the
 // diagonal under the causal mask, or all padding.
 #include <math.h>
@@ -13,11 +14,13 @@
 
 #include "simd.h"
 
-enum { BR = XF_GEMM_MR * (64 / XF_GEMM_MR), BC = 128 };
+// BC is the row stride of the score tile, which the P V micro-kernel
+// reads unpacked.
+enum { BR = XF_GEMM_MR * (64 / XF_GEMM_MR), BC = XF_UK_ROWS_LDA };
 enum { BR_PAD = (BR + XF_GEMM_MR - 1) / XF_GEMM_MR * XF_GEMM_MR };
 
 typedef struct {
-    float *kp, *vp, *qa, *s, *pa, *o, *m, *l;
+    float *kp, *vp, *qa, *s, *o, *m, *l;
     uint8_t *tile_visible;
     int dkp; // dk rounded up to whole NR panels: the row stride of o
 } flash_ctx;
@@ -26,7 +29,7 @@ void XF_FN(flash_release)(void *ctx)
 {
     flash_ctx *c = ctx;
     if (!c) return;
-    free(c->kp), free(c->vp), free(c->qa), free(c->s), free(c->pa), free(c->o);
+    free(c->kp), free(c->vp), free(c->qa), free(c->s), free(c->o);
     free(c->m), free(c->l), free(c->tile_visible);
     free(c);
 }
@@ -41,12 +44,11 @@ int XF_FN(flash_prepare)(const void *args, void **ctx)
     c->vp = malloc(XF_FN(packed_b_floats)(a->dk, a->seq_k) * sizeof(float));
     c->qa = malloc((size_t)BR_PAD * a->dk * sizeof(float));
     c->s = malloc((size_t)BR_PAD * BC * sizeof(float));
-    c->pa = malloc((size_t)BR_PAD * BC * sizeof(float));
     c->o = malloc((size_t)BR_PAD * c->dkp * sizeof(float));
     c->m = malloc(BR * sizeof(float));
     c->l = malloc(BR * sizeof(float));
     c->tile_visible = malloc((size_t)(a->seq_k + BC - 1) / BC);
-    if (!c->kp || !c->vp || !c->qa || !c->s || !c->pa || !c->o || !c->m || !c->l || !c->tile_visible) {
+    if (!c->kp || !c->vp || !c->qa || !c->s || !c->o || !c->m || !c->l || !c->tile_visible) {
         XF_FN(flash_release)(c);
         return -1;
     }
@@ -88,6 +90,9 @@ static void query_block(const xf_attention_args *a, flash_ctx *c, const float *q
     const float scale = 1.0f / sqrtf((float)dk);
     XF_FN(pack_a)(q, a->ldq, br, dk, c->qa);
     memset(c->o, 0, (size_t)BR_PAD * dkp * sizeof(float));
+    // Rows past br of the last panel are computed and never used; zeros
+    // keep them finite.
+    memset(c->s + (size_t)br * BC, 0, (size_t)(BR_PAD - br) * BC * sizeof(float));
     for (int i = 0; i < br; i++) c->m[i] = -INFINITY, c->l[i] = 0.0f;
     for (int j0 = 0; j0 < sk; j0 += BC) {
         if (a->causal && j0 > i0 + br - 1) break; // this tile and all later ones are masked
@@ -108,13 +113,12 @@ static void query_block(const xf_attention_args *a, flash_ctx *c, const float *q
                                      &c->m[i], &c->l[i]);
             if (alpha != 1.0f) scale_row(c->o + (size_t)i * dkp, dkp, alpha);
         }
-        // O += P V_tile
-        XF_FN(pack_a)(c->s, BC, br, bc, c->pa);
+        // O += P V_tile, P read in place as rows of the score tile
         for (int p = 0; p * XF_GEMM_NR < dk; p++) {
             const float *vpanel = c->vp + ((size_t)p * sk + j0) * XF_GEMM_NR;
             for (int r = 0; r < qpanels; r++)
-                XF_FN(gemm_ukernel)(bc, c->pa + (size_t)r * bc * XF_GEMM_MR, vpanel,
-                                    c->o + (size_t)r * XF_GEMM_MR * dkp + p * XF_GEMM_NR, dkp, 0, NULL, 0);
+                XF_FN(gemm_ukernel_rows)(bc, c->s + (size_t)r * XF_GEMM_MR * BC, vpanel,
+                                         c->o + (size_t)r * XF_GEMM_MR * dkp + p * XF_GEMM_NR, dkp, 0, NULL, 0);
         }
     }
     for (int i = 0; i < br; i++) { // normalise; a row that saw no key stays 0
