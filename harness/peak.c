@@ -19,15 +19,20 @@ static int procs(void)
 #endif
 }
 
+// Best of three: a neighbour on this VM can only slow a measurement down.
 static double fma_on(const xf_family *f, int threads, double seconds)
 {
-    double total = 0.0;
+    double best = 0.0;
+    for (int rep = 0; rep < 3; rep++) {
+        double total = 0.0;
 #ifdef _OPENMP
 #pragma omp parallel num_threads(threads) reduction(+ : total)
 #endif
-    total += f->fma_gflops(seconds);
+        total += f->fma_gflops(seconds / 3);
+        if (total > best) best = total;
+    }
     (void)threads;
-    return total;
+    return best;
 }
 
 static double now(void)
