@@ -26,12 +26,21 @@ float XF_FN(scale_mask_max)(const float *x, float *y, int n, float scale, const 
 }
 
 // t[0..n) = exp(t - max) in place (-inf gives exactly 0); returns the sum.
-float XF_FN(exp_sum)(float *t, int n, float max)
+// If next is not NULL, asks for next[0..n) and ownership of next_out[0..n)
+// along the way, one cache line per vector: the arithmetic of this pass
+// then overlaps the memory traffic of the caller's next row.
+static float exp_sum_prefetch(float *t, int n, float max, const float *next, float *next_out)
 {
     const xv m = xv_set1(max);
     xv vsum = xv_zero();
     int j = 0;
     for (; j + XV_W <= n; j += XV_W) {
+        if (next) {
+            for (int l = 0; l < XV_W; l += 64 / (int)sizeof(float)) {
+                _mm_prefetch((const char *)(next + j + l), _MM_HINT_T0);
+                _mm_prefetch((const char *)(next_out + j + l), _MM_HINT_ET0);
+            }
+        }
         xv e = xv_exp(xv_sub(xv_load(t + j), m));
         xv_store(t + j, e);
         vsum = xv_add(vsum, e);
@@ -44,9 +53,12 @@ float XF_FN(exp_sum)(float *t, int n, float max)
     return xv_hsum(vsum);
 }
 
-// y = softmax(scale * x + mask) for one query row i; y may be x.
+float XF_FN(exp_sum)(float *t, int n, float max) { return exp_sum_prefetch(t, n, max, NULL, NULL); }
+
+// y = softmax(scale * x + mask) for one query row i; y may be x. next and
+// next_y: the row the caller will do next, to prefetch (or NULL).
 static void softmax_row_xy(int n, const float *x, float *y, float scale, const uint8_t *pad,
-                           int causal, int i)
+                           int causal, int i, const float *next, float *next_y)
 {
     // Keys past the diagonal are masked by the causal rule: never read.
     const int n_vis = causal && i + 1 < n ? i + 1 : n;
@@ -55,7 +67,7 @@ static void softmax_row_xy(int n, const float *x, float *y, float scale, const u
         for (int j = 0; j < n; j++) y[j] = 0.0f;
         return;
     }
-    const xv inv = xv_set1(1.0f / XF_FN(exp_sum)(y, n_vis, max));
+    const xv inv = xv_set1(1.0f / exp_sum_prefetch(y, n_vis, max, next, next_y));
     int j = 0;
     for (; j + XV_W <= n_vis; j += XV_W) xv_store(y + j, xv_mul(xv_load(y + j), inv));
     if (j < n_vis) xv_store_tail(y + j, xv_mul(xv_load_tail(y + j, n_vis - j, 0.0f), inv), n_vis - j);
@@ -64,7 +76,7 @@ static void softmax_row_xy(int n, const float *x, float *y, float scale, const u
 
 void XF_FN(softmax_row)(int n, float *t, float scale, const uint8_t *pad_row, int causal, int i)
 {
-    softmax_row_xy(n, t, t, scale, pad_row, causal, i);
+    softmax_row_xy(n, t, t, scale, pad_row, causal, i, NULL, NULL);
 }
 
 // x and y are (batch,heads,seq_q,seq_k)
@@ -77,7 +89,9 @@ void XF_FN(softmax_run)(const void *args, void *ctx)
         for (int h = 0; h < a->heads; h++)
             for (int i = 0; i < a->seq_q; i++) {
                 size_t row = (((size_t)b * a->heads + h) * a->seq_q + i) * a->seq_k;
-                softmax_row_xy(a->seq_k, a->x + row, a->y + row, a->scale, pad, a->causal, i);
+                const int more = row + 2 * (size_t)a->seq_k <= (size_t)a->batch * a->heads * a->seq_q * a->seq_k;
+                softmax_row_xy(a->seq_k, a->x + row, a->y + row, a->scale, pad, a->causal, i,
+                               more ? a->x + row + a->seq_k : NULL, more ? a->y + row + a->seq_k : NULL);
             }
     }
 }
