@@ -7,22 +7,38 @@ import statistics
 import sys
 from collections import defaultdict
 
-SHAPE = ("stage", "batch", "heads", "dk", "seq_q", "seq_k", "d_ff", "layers", "n", "k", "relu", "pad",
-         "causal", "threads")
+
+def die(message):
+    print(f"summarize.py: {message}", file=sys.stderr)
+    sys.exit(2)
+
+SHAPE = ("stage", "batch", "heads", "dk", "seq_q", "seq_k", "d_model", "d_ff", "layers", "n", "k", "relu",
+         "pad", "causal", "threads")
+# The fields each stage's shape depends on (the others are left at their
+# defaults in the CSV and would only mislead).
+SHOWN = {
+    "embed": ("batch", "seq_q", "d_model"),
+    "linear": ("batch", "seq_q", "n", "k", "relu"),
+    "softmax": ("batch", "heads", "seq_q", "seq_k", "pad", "causal"),
+    "attention": ("batch", "heads", "dk", "seq_q", "seq_k", "pad", "causal"),
+    "add_layernorm": ("batch", "seq_q", "d_model"),
+    "ffn": ("batch", "seq_q", "d_model", "d_ff"),
+}
+COMPOUND = ("batch", "heads", "dk", "seq_q", "seq_k", "d_ff", "layers", "pad")
 
 
 def main():
     if len(sys.argv) < 2:
-        sys.exit("usage: summarize.py FILE.csv [FILE.csv ...]")
+        die("usage: summarize.py FILE.csv [FILE.csv ...]")
     rows = []
     for path in sys.argv[1:]:
         try:
             with open(path, newline="") as f:
                 got = list(csv.DictReader(f))
         except OSError as e:
-            sys.exit(f"summarize.py: {path}: {e.strerror}")
+            die(f"{path}: {e.strerror}")
         if not got or "median_ns" not in got[0]:
-            sys.exit(f"summarize.py: {path}: not an xfbench CSV (no rows or no median_ns column)")
+            die(f"{path}: not an xfbench CSV (no rows or no median_ns column)")
         rows += got
     cases = defaultdict(lambda: defaultdict(list))
     failed = []
@@ -34,7 +50,8 @@ def main():
         cases[key][r["variant"]].append(r)
     for key, variants in cases.items():
         shape = dict(zip(SHAPE, key))
-        desc = " ".join(f"{k}={v}" for k, v in shape.items() if v not in ("0", "") or k == "causal")
+        fields = ("stage",) + SHOWN.get(shape["stage"], COMPOUND) + ("threads",)
+        desc = " ".join(f"{k}={shape[k]}" for k in fields)
         print(f"\n{desc}")
         med = {v: statistics.median(float(r["median_ns"]) for r in rs) for v, rs in variants.items()}
         base = {b: med[b] for b in ("naive", "blas", "dnnl") if b in med}

@@ -11,10 +11,9 @@ xfbench zeros), and the target keeps its first position, so no causal row
 is fully masked.
 """
 import argparse
-import sys
 import time
 
-from xfpy import need
+from xfpy import die, need
 
 torch = need("torch", "scripts/setup torch")
 st_torch = need("safetensors.torch", "scripts/setup python")
@@ -81,7 +80,7 @@ def main():
     args = ap.parse_args()
     args.d_ff = args.d_ff or 4 * args.d_model
     if args.d_model % args.heads:
-        sys.exit("xfbench: --d-model must be a multiple of --heads")
+        die("xfbench: --d-model must be a multiple of --heads")
     torch.set_num_threads(args.threads)
     model = build(args)
     rng = torch.Generator().manual_seed(args.seed + 1)
