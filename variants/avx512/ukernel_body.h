@@ -1,36 +1,47 @@
-// The micro-kernel body, included by gemm_ukernel.c once per A layout
-// (XF_UK_NAME, XF_UK_A(i): element (i, k) for the current k, XF_UK_A_STEP:
-// how far a moves per k).
+// The micro-kernel body, included by variants/simd/ukernels.c once per A
+// layout (XF_UK_NAME, XF_UK_A(i): element (i, k) for the current k,
+// XF_UK_A_STEP: how far a moves per k).
 
-// The 28 accumulators are named variables, not an array: gcc keeps an
+// The 24 accumulators are named variables, not an array: gcc keeps an
 // accumulator array in memory and stores it back every k step.
-#define ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13)
-#define DECLARE(i) __m512 c##i##0, c##i##1;
+#define ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
+#define DECLARE(i) __m512 c##i##0, c##i##1, c##i##2, c##i##3;
 #define INIT(i)                                                                              \
     c##i##0 = init ? b0 : _mm512_loadu_ps(c + (long)(i) * ldc);                             \
-    c##i##1 = init ? b1 : _mm512_loadu_ps(c + (long)(i) * ldc + 16);
+    c##i##1 = init ? b1 : _mm512_loadu_ps(c + (long)(i) * ldc + 16);                        \
+    c##i##2 = init ? b2 : _mm512_loadu_ps(c + (long)(i) * ldc + 32);                        \
+    c##i##3 = init ? b3 : _mm512_loadu_ps(c + (long)(i) * ldc + 48);
 #define STEP(i)                                                                              \
     {                                                                                        \
-        const __m512 x = _mm512_set1_ps(XF_UK_A(i));                                        \
+        const __m512 x = _mm512_set1_ps(XF_UK_A(i));                                         \
         c##i##0 = _mm512_fmadd_ps(x, w0, c##i##0);                                           \
         c##i##1 = _mm512_fmadd_ps(x, w1, c##i##1);                                           \
+        c##i##2 = _mm512_fmadd_ps(x, w2, c##i##2);                                           \
+        c##i##3 = _mm512_fmadd_ps(x, w3, c##i##3);                                           \
     }
 #define STORE(i)                                                                             \
-    if (relu) c##i##0 = _mm512_max_ps(c##i##0, zero), c##i##1 = _mm512_max_ps(c##i##1, zero); \
+    if (relu)                                                                                \
+        c##i##0 = _mm512_max_ps(c##i##0, zero), c##i##1 = _mm512_max_ps(c##i##1, zero),     \
+        c##i##2 = _mm512_max_ps(c##i##2, zero), c##i##3 = _mm512_max_ps(c##i##3, zero);     \
     _mm512_storeu_ps(c + (long)(i) * ldc, c##i##0);                                          \
-    _mm512_storeu_ps(c + (long)(i) * ldc + 16, c##i##1);
+    _mm512_storeu_ps(c + (long)(i) * ldc + 16, c##i##1);                                     \
+    _mm512_storeu_ps(c + (long)(i) * ldc + 32, c##i##2);                                     \
+    _mm512_storeu_ps(c + (long)(i) * ldc + 48, c##i##3);
 
-// c is (14,32) with row stride ldc; a holds (14,kc) as XF_UK_A lays it out; b is
-// packed (kc,32).
+// c is (6,64) with row stride ldc; a holds (6,kc) as XF_UK_A lays it out; b is
+// packed (kc,64).
 void XF_UK_NAME(int kc, const float *a, const float *b, float *c, int ldc, int init,
                 const float *bias, int relu)
 {
     ROWS(DECLARE)
     const __m512 b0 = bias ? _mm512_loadu_ps(bias) : _mm512_setzero_ps();
     const __m512 b1 = bias ? _mm512_loadu_ps(bias + 16) : _mm512_setzero_ps();
+    const __m512 b2 = bias ? _mm512_loadu_ps(bias + 32) : _mm512_setzero_ps();
+    const __m512 b3 = bias ? _mm512_loadu_ps(bias + 48) : _mm512_setzero_ps();
     ROWS(INIT)
     for (int k = 0; k < kc; k++, a += XF_UK_A_STEP, b += XF_GEMM_NR) {
         const __m512 w0 = _mm512_loadu_ps(b), w1 = _mm512_loadu_ps(b + 16);
+        const __m512 w2 = _mm512_loadu_ps(b + 32), w3 = _mm512_loadu_ps(b + 48);
         ROWS(STEP)
     }
     const __m512 zero = _mm512_setzero_ps();

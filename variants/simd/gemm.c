@@ -2,18 +2,19 @@
 // the N loop: B is packed whole, in prepare when it is a weight):
 //   for each KC slice of k: for each MC block of rows: pack that A block,
 //   then for each NR panel of B, for each MR panel of A: micro-kernel.
-// KC = 512 and MC of about 192 rows keep the packed A block (about 390 KiB)
-// in the 1 MiB L2 of Zen 4 while B micro-panels (512 x NR floats, 32 or
-// 64 KiB) stream past it; one KC slice covers d_model 512, so C is read and
-// written once. Measured on this machine against KC 256/384 and MC of 36 to
-// 336 rows (linear at seq 512, QKV and FFN2 shapes): KC 512 was 5-10%
-// faster, MC within noise.
+// KC = 512: one slice covers d_model 512, so C is written once. MC (rows
+// of the packed A block, per family in vec.h) keeps that block and the B
+// micro-panel it meets (512 x NR floats) together in the 1 MiB L2 of Zen 4.
+// Measured on this machine (linear at seq 512, QKV/FFN1/FFN2): KC 256/384
+// slower or within noise; MC 96 rows best for avx512's 6 x 64 tile (A 192
+// KiB + B panel 128 KiB), 192 for avx2's 6 x 16; the other loop order
+// (A panel reused across all of B) within noise.
 #include <stdlib.h>
 #include <string.h>
 
 #include "simd.h"
 
-enum { KC = 512, MC = XF_GEMM_MR * (192 / XF_GEMM_MR) };
+enum { KC = 512, MC = XF_GEMM_MR * (XF_GEMM_MC / XF_GEMM_MR) };
 
 static int panels(int n, int width) { return (n + width - 1) / width; }
 
