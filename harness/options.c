@@ -161,9 +161,12 @@ void xf_usage(const char *command)
          "  --layers N (6: encoder and decoder layers each)  --vocab N (1000)  --final-norm 0|1 (1)\n"
          "  --n N --k N (linear outputs/inputs; default 3*d_model and d_model, the QKV projection)\n"
          "  --relu 0|1 (0)  --pad none|some|all-but-one|all (some)  --causal 0|1 (0)  --seed N (1)\n"
-         "selection:\n"
-         "  --stage S[,S...] (all)  --variant V[,V...] (all)\n"
-         "  --use stage=variant[,...]  primitives used by compound stages (default: the family's)");
+         "selection:");
+    if (!strcmp(command, "forward"))
+        puts("  --variant FAMILY[,...] (naive)  the families whose composition runs the pass");
+    else
+        puts("  --stage S[,S...] (all)  --variant V[,V...] (all; a family name selects its variants)");
+    puts("  --use stage=variant[,...]  primitives used by compound stages (default: the family's)");
     if (!strcmp(command, "check")) puts("  --grid quick|full  check a built-in grid of shapes instead of one shape");
     if (!strcmp(command, "forward"))
         puts("weights:\n"
