@@ -63,6 +63,12 @@ typedef struct {
 
 // 0, or -1 when out of memory.
 int xf_instance_build(xf_instance *in, const xf_case *c);
+// 64-byte aligned memory (uninitialised) freed with the instance; NULL if
+// out of memory.
+void *xf_instance_own(xf_instance *in, size_t bytes);
+// A guarded output of count floats with its reference and bound arrays;
+// 0, or -1 if out of memory.
+int xf_instance_add_output(xf_instance *in, const char *name, size_t count);
 // Computes ref and bound for a variant with this math_ulp (cached).
 void xf_instance_reference(xf_instance *in, double math_ulp);
 void xf_instance_free(xf_instance *in);

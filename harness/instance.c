@@ -19,9 +19,11 @@ int xf_pad_from_name(const char *name)
     return -1;
 }
 
-static void *own(xf_instance *in, size_t bytes)
+void *xf_instance_own(xf_instance *in, size_t bytes)
 {
-    void *p = aligned_alloc(64, ((bytes + 63) & ~(size_t)63) | 64);
+    // aligned_alloc wants a whole number of alignments, and at least one.
+    size_t size = bytes ? (bytes + 63) / 64 * 64 : 64;
+    void *p = aligned_alloc(64, size);
     if (!p) return NULL;
     in->owned = realloc(in->owned, (size_t)(in->nowned + 1) * sizeof *in->owned);
     in->owned[in->nowned++] = p;
@@ -30,7 +32,7 @@ static void *own(xf_instance *in, size_t bytes)
 
 static float *own_uniform(xf_instance *in, xf_rng *r, size_t count, float lo, float hi)
 {
-    float *x = own(in, count * sizeof *x);
+    float *x = xf_instance_own(in, count * sizeof *x);
     if (x) xf_rng_fill(r, x, count, lo, hi);
     return x;
 }
@@ -42,7 +44,7 @@ static float *own_uniform(xf_instance *in, xf_rng *r, size_t count, float lo, fl
 static uint8_t *make_pad(xf_instance *in, int batch, int seq, xf_pad pattern)
 {
     if (pattern == XF_PAD_NONE) return NULL;
-    uint8_t *pad = own(in, (size_t)batch * seq);
+    uint8_t *pad = xf_instance_own(in, (size_t)batch * seq);
     if (!pad) return NULL;
     for (int b = 0; b < batch; b++) {
         uint8_t *row = pad + (size_t)b * seq;
@@ -58,7 +60,7 @@ static uint8_t *make_pad(xf_instance *in, int batch, int seq, xf_pad pattern)
     return pad;
 }
 
-static int add_output(xf_instance *in, const char *name, size_t count)
+int xf_instance_add_output(xf_instance *in, const char *name, size_t count)
 {
     int i = in->nout++;
     in->out_name[i] = name;
@@ -113,7 +115,7 @@ static int decoder_weights(xf_instance *in, xf_rng *r, int d, int d_ff, xf_decod
 
 static int32_t *make_ids(xf_instance *in, xf_rng *r, size_t count, int vocab)
 {
-    int32_t *ids = own(in, count * sizeof *ids);
+    int32_t *ids = xf_instance_own(in, count * sizeof *ids);
     if (ids)
         for (size_t i = 0; i < count; i++) ids[i] = (int32_t)(xf_rng_next(r) % (uint64_t)vocab);
     return ids;
@@ -137,7 +139,7 @@ static int build_primitive(xf_instance *in, xf_rng *r)
         *a = (xf_embed_args){.batch = c->batch, .seq = c->seq_q, .d_model = d, .vocab = c->vocab};
         a->ids = make_ids(in, r, (size_t)c->batch * c->seq_q, c->vocab);
         a->table = make_table(in, r, c->vocab, d);
-        if (!a->ids || !a->table || add_output(in, "y", (size_t)c->batch * c->seq_q * d)) return -1;
+        if (!a->ids || !a->table || xf_instance_add_output(in, "y", (size_t)c->batch * c->seq_q * d)) return -1;
         a->y = in->out[0].data;
         in->flops = xf_embed_flops(a), in->bytes = xf_embed_bytes(a);
         return 0;
@@ -148,7 +150,7 @@ static int build_primitive(xf_instance *in, xf_rng *r)
                               .k = c->k ? c->k : d, .relu = c->relu};
         a->x = own_uniform(in, r, (size_t)a->m * a->k, -1.0f, 1.0f);
         if (!a->x || linear_weights(in, r, a->n, a->k, &a->w, &a->b)) return -1;
-        if (add_output(in, "y", (size_t)a->m * a->n)) return -1;
+        if (xf_instance_add_output(in, "y", (size_t)a->m * a->n)) return -1;
         a->y = in->out[0].data;
         in->flops = xf_linear_flops(a), in->bytes = xf_linear_bytes(a);
         return 0;
@@ -163,7 +165,7 @@ static int build_primitive(xf_instance *in, xf_rng *r)
         float spread = 2.0f * sqrtf((float)c->dk);
         a->x = own_uniform(in, r, count, -spread, spread);
         a->key_pad = make_pad(in, c->batch, c->seq_k, c->pad);
-        if (!a->x || (c->pad != XF_PAD_NONE && !a->key_pad) || add_output(in, "y", count))
+        if (!a->x || (c->pad != XF_PAD_NONE && !a->key_pad) || xf_instance_add_output(in, "y", count))
             return -1;
         a->y = in->out[0].data;
         in->flops = xf_softmax_flops(a), in->bytes = xf_softmax_bytes(a);
@@ -191,7 +193,7 @@ static int build_primitive(xf_instance *in, xf_rng *r)
         }
         a->key_pad = make_pad(in, c->batch, c->seq_k, c->pad);
         if ((c->pad != XF_PAD_NONE && !a->key_pad) ||
-            add_output(in, "out", (size_t)c->batch * c->seq_q * d))
+            xf_instance_add_output(in, "out", (size_t)c->batch * c->seq_q * d))
             return -1;
         a->out = in->out[0].data;
         in->flops = xf_attention_flops(a), in->bytes = xf_attention_bytes(a);
@@ -204,7 +206,7 @@ static int build_primitive(xf_instance *in, xf_rng *r)
         xf_norm_weights n;
         a->x = own_uniform(in, r, count, -1.0f, 1.0f);
         a->r = own_uniform(in, r, count, -1.0f, 1.0f);
-        if (!a->x || !a->r || norm_weights(in, r, d, &n) || add_output(in, "y", count)) return -1;
+        if (!a->x || !a->r || norm_weights(in, r, d, &n) || xf_instance_add_output(in, "y", count)) return -1;
         a->gamma = n.gamma, a->beta = n.beta, a->y = in->out[0].data;
         in->flops = xf_add_layernorm_flops(a), in->bytes = xf_add_layernorm_bytes(a);
         return 0;
@@ -221,11 +223,11 @@ static int build_compound(xf_instance *in, xf_rng *r)
     switch (c->stage) {
     case XF_FFN: {
         xf_ffn_args *a = &in->args.ffn;
-        xf_ffn_weights *w = own(in, sizeof *w);
+        xf_ffn_weights *w = xf_instance_own(in, sizeof *w);
         *a = (xf_ffn_args){.m = c->batch * c->seq_q, .d_model = d, .d_ff = c->d_ff, .w = w};
         a->x = own_uniform(in, r, (size_t)a->m * d, -1.0f, 1.0f);
         if (!w || !a->x || ffn_weights(in, r, d, c->d_ff, w) ||
-            add_output(in, "y", (size_t)a->m * d))
+            xf_instance_add_output(in, "y", (size_t)a->m * d))
             return -1;
         a->y = in->out[0].data;
         in->flops = xf_ffn_flops(a), in->bytes = xf_ffn_bytes(a);
@@ -233,13 +235,13 @@ static int build_compound(xf_instance *in, xf_rng *r)
     }
     case XF_ENCODER_LAYER: {
         xf_encoder_layer_args *a = &in->args.encoder_layer;
-        xf_encoder_weights *w = own(in, sizeof *w);
+        xf_encoder_weights *w = xf_instance_own(in, sizeof *w);
         *a = (xf_encoder_layer_args){.batch = c->batch, .seq = c->seq_k, .heads = c->heads,
                                      .dk = c->dk, .d_ff = c->d_ff, .w = w};
         size_t count = (size_t)c->batch * c->seq_k * d;
         a->x = own_uniform(in, r, count, -1.0f, 1.0f);
         a->src_pad = make_pad(in, c->batch, c->seq_k, c->pad);
-        if (!w || !a->x || encoder_weights(in, r, d, c->d_ff, w) || add_output(in, "y", count))
+        if (!w || !a->x || encoder_weights(in, r, d, c->d_ff, w) || xf_instance_add_output(in, "y", count))
             return -1;
         a->y = in->out[0].data;
         in->flops = xf_encoder_layer_flops(a), in->bytes = xf_encoder_layer_bytes(a);
@@ -247,7 +249,7 @@ static int build_compound(xf_instance *in, xf_rng *r)
     }
     case XF_DECODER_LAYER: {
         xf_decoder_layer_args *a = &in->args.decoder_layer;
-        xf_decoder_weights *w = own(in, sizeof *w);
+        xf_decoder_weights *w = xf_instance_own(in, sizeof *w);
         *a = (xf_decoder_layer_args){.batch = c->batch, .seq_t = c->seq_q, .seq_s = c->seq_k,
                                      .heads = c->heads, .dk = c->dk, .d_ff = c->d_ff, .w = w};
         size_t count = (size_t)c->batch * c->seq_q * d;
@@ -256,7 +258,7 @@ static int build_compound(xf_instance *in, xf_rng *r)
         a->tgt_pad = make_pad(in, c->batch, c->seq_q, c->pad);
         a->src_pad = make_pad(in, c->batch, c->seq_k, c->pad);
         if (!w || !a->x || !a->memory || decoder_weights(in, r, d, c->d_ff, w) ||
-            add_output(in, "y", count))
+            xf_instance_add_output(in, "y", count))
             return -1;
         a->y = in->out[0].data;
         in->flops = xf_decoder_layer_flops(a), in->bytes = xf_decoder_layer_bytes(a);
@@ -264,8 +266,8 @@ static int build_compound(xf_instance *in, xf_rng *r)
     }
     case XF_FORWARD: {
         xf_forward_args *a = &in->args.forward;
-        xf_encoder_weights *enc = own(in, (size_t)(c->layers + 1) * sizeof *enc);
-        xf_decoder_weights *dec = own(in, (size_t)(c->dec_layers + 1) * sizeof *dec);
+        xf_encoder_weights *enc = xf_instance_own(in, (size_t)(c->layers + 1) * sizeof *enc);
+        xf_decoder_weights *dec = xf_instance_own(in, (size_t)(c->dec_layers + 1) * sizeof *dec);
         if (!enc || !dec) return -1;
         *a = (xf_forward_args){.batch = c->batch, .seq_s = c->seq_k, .seq_t = c->seq_q,
                                .heads = c->heads, .dk = c->dk, .d_ff = c->d_ff,
@@ -285,8 +287,8 @@ static int build_compound(xf_instance *in, xf_rng *r)
             return -1;
         a->src_pad = make_pad(in, c->batch, c->seq_k, c->pad);
         a->tgt_pad = make_pad(in, c->batch, c->seq_q, c->pad);
-        if (add_output(in, "memory", (size_t)c->batch * c->seq_k * d) ||
-            add_output(in, "y", (size_t)c->batch * c->seq_q * d))
+        if (xf_instance_add_output(in, "memory", (size_t)c->batch * c->seq_k * d) ||
+            xf_instance_add_output(in, "y", (size_t)c->batch * c->seq_q * d))
             return -1;
         a->memory = in->out[0].data, a->y = in->out[1].data;
         in->flops = xf_forward_flops(a), in->bytes = xf_forward_bytes(a);

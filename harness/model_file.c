@@ -70,12 +70,9 @@ static const float *f32(binder *b, const char *name, int ndim, const int64_t *sh
             snprintf(want + strlen(want), sizeof want - strlen(want), "%s%lld", d ? ", " : "", (long long)shape[d]);
         return ERRP("tensor '%s' has shape [%s], expected [%s]", name, got, want);
     }
-    float *x = aligned_alloc(64, ((t->nbytes + 63) & ~(size_t)63) | 64);
+    float *x = xf_instance_own(b->in, t->nbytes);
     if (!x) return ERRP("out of memory copying tensor '%s'", name);
     memcpy(x, t->data, t->nbytes);
-    xf_instance *in = b->in;
-    in->owned = realloc(in->owned, (size_t)(in->nowned + 1) * sizeof *in->owned);
-    in->owned[in->nowned++] = x;
     return x;
 }
 
@@ -170,12 +167,9 @@ static const uint8_t *mask(binder *b, const char *name, int batch, int seq)
         return ERRP("tensor '%s' is not of shape [%d, %d]", name, batch, seq);
     for (size_t i = 0; i < t->numel; i++)
         if (t->data[i] > 1) return ERRP("tensor '%s' holds %u, not 0 or 1", name, t->data[i]);
-    uint8_t *m = malloc(t->numel ? t->numel : 1);
+    uint8_t *m = xf_instance_own(b->in, t->numel);
     if (!m) return ERRP("out of memory");
     memcpy(m, t->data, t->numel);
-    xf_instance *in = b->in;
-    in->owned = realloc(in->owned, (size_t)(in->nowned + 1) * sizeof *in->owned);
-    in->owned[in->nowned++] = m;
     return m;
 }
 
@@ -194,26 +188,13 @@ static const float *sequence(binder *b, xf_rng *r, const char *name, int *batch,
         return f32(b, name, 3, s);
     }
     size_t count = (size_t)*batch * *seq * d;
-    float *x = aligned_alloc(64, ((count * sizeof *x + 63) & ~(size_t)63) | 64);
+    float *x = xf_instance_own(b->in, count * sizeof *x);
     if (!x) {
         snprintf(b->err, b->err_size, "out of memory");
         return NULL;
     }
     xf_rng_fill(r, x, count, -1.0f, 1.0f);
-    xf_instance *in = b->in;
-    in->owned = realloc(in->owned, (size_t)(in->nowned + 1) * sizeof *in->owned);
-    in->owned[in->nowned++] = x;
     return x;
-}
-
-static int add_output(xf_instance *in, const char *name, size_t count)
-{
-    int i = in->nout++;
-    in->out_name[i] = name;
-    if (xf_guarded_alloc(&in->out[i], count)) return -1;
-    in->ref[i] = malloc(count * sizeof(double));
-    in->bound[i] = malloc(count * sizeof(double));
-    return in->ref[i] && in->bound[i] ? 0 : -1;
 }
 
 int xf_instance_from_file(xf_instance *in, const xf_st *st, const xf_case *base, int heads_given,
@@ -241,11 +222,11 @@ int xf_instance_from_file(xf_instance *in, const xf_st *st, const xf_case *base,
     if (heads < 0) return -1;
 
     binder b = {in, st, err, err_size};
-    xf_encoder_weights *enc = calloc((size_t)enc_layers + 1, sizeof *enc);
-    xf_decoder_weights *dec = calloc((size_t)dec_layers + 1, sizeof *dec);
-    in->owned = realloc(in->owned, (size_t)(in->nowned + 2) * sizeof *in->owned);
-    in->owned[in->nowned++] = enc, in->owned[in->nowned++] = dec;
+    xf_encoder_weights *enc = xf_instance_own(in, ((size_t)enc_layers + 1) * sizeof *enc);
+    xf_decoder_weights *dec = xf_instance_own(in, ((size_t)dec_layers + 1) * sizeof *dec);
     if (!enc || !dec) return ERR("out of memory");
+    memset(enc, 0, ((size_t)enc_layers + 1) * sizeof *enc);
+    memset(dec, 0, ((size_t)dec_layers + 1) * sizeof *dec);
     char p[96];
     for (int l = 0; l < enc_layers; l++) {
         snprintf(p, sizeof p, "encoder.layers.%d", l);
@@ -299,7 +280,8 @@ int xf_instance_from_file(xf_instance *in, const xf_st *st, const xf_case *base,
     in->c.final_norm = a->enc_norm.gamma != NULL;
     in->c.pad = a->src_pad || a->tgt_pad ? XF_PAD_SOME : XF_PAD_NONE;
     in->c.from_file = 1;
-    if (add_output(in, "memory", (size_t)bs * s * d) || add_output(in, "y", (size_t)bs * t * d))
+    if (xf_instance_add_output(in, "memory", (size_t)bs * s * d) ||
+        xf_instance_add_output(in, "y", (size_t)bs * t * d))
         return ERR("out of memory");
     a->memory = in->out[0].data, a->y = in->out[1].data;
     in->flops = xf_forward_flops(a), in->bytes = xf_forward_bytes(a);
