@@ -307,13 +307,6 @@ int xf_instance_build(xf_instance *in, const xf_case *c)
     return c->stage < XF_FIRST_COMPOUND ? build_primitive(in, &r) : build_compound(in, &r);
 }
 
-static double *widen(const float *x, size_t count)
-{
-    double *y = malloc(count * sizeof *y);
-    for (size_t i = 0; i < count; i++) y[i] = x[i];
-    return y;
-}
-
 // Compound stages: the reference's error-model variance becomes the bound
 // XF_MODEL_SIGMAS * sigma (errmodel.h). The floor covers elements whose
 // modelled variance is 0 (a sum that is exactly representable).
@@ -330,7 +323,7 @@ static void reference_compound(xf_instance *in, double ulp)
     case XF_FFN: {
         const xf_ffn_args *a = &in->args.ffn;
         size_t count = (size_t)a->m * d;
-        double *x = widen(a->x, count), *zero = calloc(count, sizeof *zero);
+        double *x = xf_widen(a->x, count), *zero = calloc(count, sizeof *zero);
         xf_ref_ffn_d(a, x, zero, in->ref[0], in->bound[0]);
         free(x);
         free(zero);
@@ -339,7 +332,7 @@ static void reference_compound(xf_instance *in, double ulp)
     case XF_ENCODER_LAYER: {
         const xf_encoder_layer_args *a = &in->args.encoder_layer;
         size_t count = (size_t)a->batch * a->seq * d;
-        double *x = widen(a->x, count), *zero = calloc(count, sizeof *zero);
+        double *x = xf_widen(a->x, count), *zero = calloc(count, sizeof *zero);
         xf_ref_encoder_layer_d(a, x, zero, ulp, in->ref[0], in->bound[0]);
         free(x);
         free(zero);
@@ -348,7 +341,7 @@ static void reference_compound(xf_instance *in, double ulp)
     case XF_DECODER_LAYER: {
         const xf_decoder_layer_args *a = &in->args.decoder_layer;
         size_t count = (size_t)a->batch * a->seq_t * d, mcount = (size_t)a->batch * a->seq_s * d;
-        double *x = widen(a->x, count), *m = widen(a->memory, mcount);
+        double *x = xf_widen(a->x, count), *m = xf_widen(a->memory, mcount);
         double *zero = calloc(count > mcount ? count : mcount, sizeof *zero);
         xf_ref_decoder_layer_d(a, x, zero, m, zero, ulp, in->ref[0], in->bound[0]);
         free(x);

@@ -92,18 +92,11 @@ void xf_ref_add_layernorm_d(int rows, int d, const double *x, const double *r,
     free(in_var);
 }
 
-static double *widen(const float *src, size_t count)
-{
-    double *dst = malloc(count * sizeof *dst);
-    for (size_t i = 0; i < count; i++) dst[i] = src[i];
-    return dst;
-}
-
 void xf_ref_add_layernorm(const xf_add_layernorm_args *a, double math_ulp, double *y_ref,
                           double *bound)
 {
     size_t count = (size_t)a->rows * a->d;
-    double *x = widen(a->x, count), *r = widen(a->r, count);
+    double *x = xf_widen(a->x, count), *r = xf_widen(a->r, count);
     xf_ref_add_layernorm_d(a->rows, a->d, x, r, NULL, NULL, a->gamma, a->beta, math_ulp, y_ref,
                            NULL, bound);
     free(x);

@@ -125,10 +125,7 @@ void xf_ref_attention_d(const xf_attention_args *a, const double *q, const doubl
 // last row ends at its width, as src may be a column slice of a buffer.
 static double *gather(const float *src, int rows, int ld, int width)
 {
-    size_t count = ((size_t)rows - 1) * ld + width;
-    double *dst = malloc(count * sizeof *dst);
-    for (size_t i = 0; i < count; i++) dst[i] = src[i];
-    return dst;
+    return xf_widen(src, ((size_t)rows - 1) * ld + width);
 }
 
 void xf_ref_attention(const xf_attention_args *a, double math_ulp, double *out_ref, double *bound)

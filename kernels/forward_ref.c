@@ -12,12 +12,12 @@ static void embed_with_var(const xf_forward_args *a, int seq, const int32_t *ids
 {
     const int d = a->heads * a->dk;
     size_t count = (size_t)a->batch * seq * d;
-    *val = malloc(count * sizeof(double));
     *var = calloc(count, sizeof(double));
     if (!ids) {
-        for (size_t i = 0; i < count; i++) (*val)[i] = x[i];
+        *val = xf_widen(x, count);
         return;
     }
+    *val = malloc(count * sizeof(double));
     xf_embed_args e = {.batch = a->batch, .seq = seq, .d_model = d, .vocab = a->vocab,
                        .ids = ids, .table = table};
     xf_ref_embed(&e, math_ulp, *val, NULL, *var);

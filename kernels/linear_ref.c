@@ -41,9 +41,7 @@ void xf_ref_linear_d(int m, int n, int k, const double *x, const double *xvar,
 
 void xf_ref_linear(const xf_linear_args *a, double *y_ref, double *bound)
 {
-    size_t nx = (size_t)a->m * a->k;
-    double *x = malloc(nx * sizeof *x);
-    for (size_t i = 0; i < nx; i++) x[i] = a->x[i];
+    double *x = xf_widen(a->x, (size_t)a->m * a->k);
     xf_ref_linear_d(a->m, a->n, a->k, x, NULL, a->w, a->b, a->relu, y_ref, NULL, bound);
     free(x);
 }

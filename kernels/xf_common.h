@@ -26,6 +26,10 @@ typedef enum {
 const char *xf_stage_name(xf_stage s);
 int xf_stage_from_name(const char *name); // -1 if unknown
 
+// The fp64 copy of count fp32 values, from which the references compute
+// (malloc'd; NULL if out of memory).
+double *xf_widen(const float *x, size_t count);
+
 // fp32 unit roundoff: every correctly rounded fp32 operation has relative
 // error at most u.
 #define XF_U (1.0 / 16777216.0)
