@@ -1,7 +1,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -9,6 +8,7 @@
 #include "../variants/isa/isa.h"
 #include "peak.h"
 #include "registry.h"
+#include "runner.h"
 
 static int procs(void)
 {
@@ -35,13 +35,6 @@ static double fma_on(const xf_family *f, int threads, double seconds)
     return best;
 }
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + 1e-9 * t.tv_nsec;
-}
-
 // STREAM triad a = b + s c on 3 arrays of 32 Mi floats (384 MiB, 12x the
 // 32 MiB L3), best of 5, counting 12 bytes per element as STREAM does.
 static double triad(int threads)
@@ -55,12 +48,12 @@ static double triad(int threads)
 #endif
     for (long i = 0; i < n; i++) a[i] = 0.0f, b[i] = 1.0f, c[i] = 2.0f; // first touch per thread
     for (int rep = 0; rep < 5; rep++) {
-        double t0 = now();
+        double t0 = xf_now_ns();
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(threads) schedule(static)
 #endif
         for (long i = 0; i < n; i++) a[i] = b[i] + 3.0f * c[i];
-        double t = now() - t0;
+        double t = (xf_now_ns() - t0) * 1e-9;
         if (t < best) best = t;
     }
     volatile float sink = a[n / 2];
