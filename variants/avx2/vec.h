@@ -61,6 +61,9 @@ static inline xv xv_load_tail(const float *p, int n, float fill)
     return _mm256_blendv_ps(_mm256_set1_ps(fill), _mm256_maskload_ps(p, m), _mm256_castsi256_ps(m));
 }
 static inline void xv_store_tail(float *p, xv v, int n) { _mm256_maskstore_ps(p, tail_mask(n), v); }
+// A store that bypasses the caches (p aligned to the vector): for output
+// written once and not read again soon, it saves reading the line first.
+static inline void xv_stream(float *p, xv v) { _mm256_stream_ps(p, v); }
 
 // v with -inf in the lanes whose padding byte (pad[0..XV_W)) is non-zero.
 static inline xv xv_pad_to_neg_inf(xv v, const uint8_t *pad)

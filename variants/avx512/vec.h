@@ -45,6 +45,9 @@ static inline xv xv_load_tail(const float *p, int n, float fill)
     return _mm512_mask_loadu_ps(_mm512_set1_ps(fill), tail_mask(n), p);
 }
 static inline void xv_store_tail(float *p, xv v, int n) { _mm512_mask_storeu_ps(p, tail_mask(n), v); }
+// A store that bypasses the caches (p aligned to the vector): for output
+// written once and not read again soon, it saves reading the line first.
+static inline void xv_stream(float *p, xv v) { _mm512_stream_ps(p, v); }
 
 // v with -inf in the lanes whose padding byte (pad[0..XV_W)) is non-zero.
 static inline xv xv_pad_to_neg_inf(xv v, const uint8_t *pad)

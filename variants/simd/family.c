@@ -20,15 +20,15 @@ static const xf_variant variants[] = {
       XF_FN(embed_prepare), XF_FN(embed_run), XF_FN(embed_release)),
     V(XF_LINEAR, XF_FAMILY_NAME, "GEMM, weights packed in prepare, " XF_GEMM_DESC ", bias+ReLU fused",
       XF_FN(linear_prepare), XF_FN(linear_run), XF_FN(linear_release)),
-    V(XF_SOFTMAX, XF_FAMILY_NAME, "3 passes over an L1-resident row, vector exp", NULL,
-      XF_FN(softmax_run), NULL),
+    V(XF_SOFTMAX, XF_FAMILY_NAME, "3 passes over an L1-resident row, vector exp", XF_FN(softmax_prepare),
+      XF_FN(softmax_run), XF_FN(softmax_release)),
     // First listed: the attention compound stages use.
     V(XF_ATTENTION, XF_FAMILY_NAME "-flash", "fused, online softmax over 128-key tiles, masked tiles skipped",
       XF_FN(flash_prepare), XF_FN(flash_run), XF_FN(flash_release)),
     V(XF_ATTENTION, XF_FAMILY_NAME "-3pass", "Q K^T GEMM, softmax rows, P V GEMM",
       XF_FN(attention3_prepare), XF_FN(attention3_run), XF_FN(attention3_release)),
-    V(XF_ADD_LAYERNORM, XF_FAMILY_NAME, "add + two-pass mean/variance on an L1-resident row", NULL,
-      XF_FN(add_layernorm_run), NULL),
+    V(XF_ADD_LAYERNORM, XF_FAMILY_NAME, "add + two-pass mean/variance on an L1-resident row",
+      XF_FN(add_layernorm_prepare), XF_FN(add_layernorm_run), XF_FN(add_layernorm_release)),
     {.name = NULL},
 };
 

@@ -15,6 +15,13 @@
 // uses it through each variant's math_ulp.
 #define XF_SIMD_EXP_ULP 2.0
 
+// Outputs at least this large are written by streaming stores (softmax,
+// add_layernorm): they cannot stay in the 32 MiB L3 of this Zen 4 for
+// their reader anyway, and streaming saves the read for ownership. Smaller
+// outputs are left in cache, where the next stage of a forward pass finds
+// them.
+#define XF_STREAM_MIN_BYTES ((size_t)32 << 20)
+
 // GEMM: C = A B (+ bias, ReLU) with B packed in panels of XF_GEMM_NR
 // columns, [panel][k][NR], zero-padded past n.
 size_t XF_FN(packed_b_floats)(int n, int k);
@@ -50,8 +57,12 @@ double XF_FN(fma_gflops)(double seconds);
 int XF_FN(linear_prepare)(const void *args, void **ctx);
 void XF_FN(linear_run)(const void *args, void *ctx);
 void XF_FN(linear_release)(void *ctx);
+int XF_FN(softmax_prepare)(const void *args, void **ctx);
 void XF_FN(softmax_run)(const void *args, void *ctx);
+void XF_FN(softmax_release)(void *ctx);
+int XF_FN(add_layernorm_prepare)(const void *args, void **ctx);
 void XF_FN(add_layernorm_run)(const void *args, void *ctx);
+void XF_FN(add_layernorm_release)(void *ctx);
 int XF_FN(embed_prepare)(const void *args, void **ctx);
 void XF_FN(embed_run)(const void *args, void *ctx);
 void XF_FN(embed_release)(void *ctx);
