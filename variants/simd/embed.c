@@ -27,24 +27,32 @@ int XF_FN(embed_prepare)(const void *args, void **ctx)
     return 0;
 }
 
+// Tokens r0..r1 of the batch*seq; pe_table is (seq,d).
+void XF_FN(embed_rows)(const xf_embed_args *a, const float *pe_table, int r0, int r1)
+{
+    const int d = a->d_model, tail = d % XV_W, body = d - tail;
+    const xv scale = xv_set1(sqrtf((float)d));
+    for (int r = r0; r < r1; r++) {
+        const int s = r % a->seq;
+        const float *row = a->table + (size_t)a->ids[r] * d;
+        const float *pe = pe_table + (size_t)s * d;
+        float *y = a->y + (size_t)r * d;
+        for (int c = 0; c < body; c += XV_W) xv_store(y + c, xv_fma(xv_load(row + c), scale, xv_load(pe + c)));
+        if (tail)
+            xv_store_tail(y + body, xv_fma(xv_load_tail(row + body, tail, 0.0f), scale,
+                                           xv_load_tail(pe + body, tail, 0.0f)), tail);
+    }
+}
+
 // ids is (batch,seq), table is (vocab,d), y is (batch,seq,d)
 void XF_FN(embed_run)(const void *args, void *ctx)
 {
     const xf_embed_args *a = args;
     const embed_ctx *e = ctx;
-    const int d = a->d_model, tail = d % XV_W, body = d - tail;
-    const xv scale = xv_set1(sqrtf((float)d));
-    for (int b = 0; b < a->batch; b++)
-        for (int s = 0; s < a->seq; s++) {
-            const float *row = a->table + (size_t)a->ids[b * a->seq + s] * d;
-            const float *pe = e->pe + (size_t)s * d;
-            float *y = a->y + ((size_t)b * a->seq + s) * d;
-            for (int c = 0; c < body; c += XV_W) xv_store(y + c, xv_fma(xv_load(row + c), scale, xv_load(pe + c)));
-            if (tail)
-                xv_store_tail(y + body, xv_fma(xv_load_tail(row + body, tail, 0.0f), scale,
-                                               xv_load_tail(pe + body, tail, 0.0f)), tail);
-        }
+    XF_FN(embed_rows)(a, e->pe, 0, a->batch * a->seq);
 }
+
+const float *XF_FN(embed_pe)(const void *ctx) { return ((const embed_ctx *)ctx)->pe; }
 
 void XF_FN(embed_release)(void *ctx)
 {

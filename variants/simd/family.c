@@ -35,3 +35,15 @@ static const xf_variant variants[] = {
 const xf_family XF_FN(family) = {.name = XF_FAMILY_NAME, .cflags = XF_FAMILY_CFLAGS,
                                  .variants = variants, .fma_gflops = XF_FN(fma_gflops),
                                  .isa = XF_FAMILY_ISA};
+
+const xf_simd_kernels XF_FN(kernels) = {
+    .family = XF_FAMILY_NAME, .isa = XF_FAMILY_ISA, .gemm_nr = XF_GEMM_NR,
+    .gemm_mc = XF_GEMM_MR * (XF_GEMM_MC / XF_GEMM_MR),
+    .packed_b_floats = XF_FN(packed_b_floats), .pack_b_nk = XF_FN(pack_b_nk),
+    .gemm_scratch_floats = XF_FN(gemm_scratch_floats), .gemm = XF_FN(gemm),
+    .softmax_rows = XF_FN(softmax_rows), .add_layernorm_rows = XF_FN(add_layernorm_rows),
+    .embed_rows = XF_FN(embed_rows), .embed_prepare = XF_FN(embed_prepare),
+    .embed_pe = XF_FN(embed_pe), .embed_release = XF_FN(embed_release), .flash_br = XF_FN(flash_br), .flash_tiles = XF_FN(flash_tiles),
+    .flash_kv_floats = XF_FN(flash_kv_floats), .flash_ws_new = XF_FN(flash_ws_new),
+    .flash_ws_free = XF_FN(flash_ws_free), .flash_pack_head = XF_FN(flash_pack_head),
+    .flash_visible_tiles = XF_FN(flash_visible_tiles), .flash_block = XF_FN(flash_block)};

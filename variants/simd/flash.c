@@ -19,41 +19,61 @@
 enum { BR = XF_GEMM_MR * (64 / XF_GEMM_MR), BC = XF_UK_ROWS_LDA };
 enum { BR_PAD = (BR + XF_GEMM_MR - 1) / XF_GEMM_MR * XF_GEMM_MR };
 
+// The workspace of one query block (one per thread): Q packed, the score
+// tile, the output accumulator, running max and sum.
 typedef struct {
-    float *kp, *vp, *qa, *s, *o, *m, *l;
-    uint8_t *tile_visible;
+    float *qa, *s, *o, *m, *l;
     int dkp; // dk rounded up to whole NR panels: the row stride of o
-} flash_ctx;
+} flash_ws;
 
-void XF_FN(flash_release)(void *ctx)
+void XF_FN(flash_ws_free)(void *ws)
 {
-    flash_ctx *c = ctx;
-    if (!c) return;
-    free(c->kp), free(c->vp), free(c->qa), free(c->s), free(c->o);
-    free(c->m), free(c->l), free(c->tile_visible);
-    free(c);
+    flash_ws *w = ws;
+    if (!w) return;
+    free(w->qa), free(w->s), free(w->o), free(w->m), free(w->l);
+    free(w);
 }
 
-int XF_FN(flash_prepare)(const void *args, void **ctx)
+void *XF_FN(flash_ws_new)(int dk)
 {
-    const xf_attention_args *a = args;
-    flash_ctx *c = calloc(1, sizeof *c);
-    if (!c) return -1;
-    c->dkp = (a->dk + XF_GEMM_NR - 1) / XF_GEMM_NR * XF_GEMM_NR;
-    c->kp = malloc(XF_FN(packed_b_floats)(a->seq_k, a->dk) * sizeof(float));
-    c->vp = malloc(XF_FN(packed_b_floats)(a->dk, a->seq_k) * sizeof(float));
-    c->qa = malloc((size_t)BR_PAD * a->dk * sizeof(float));
-    c->s = malloc((size_t)BR_PAD * BC * sizeof(float));
-    c->o = malloc((size_t)BR_PAD * c->dkp * sizeof(float));
-    c->m = malloc(BR * sizeof(float));
-    c->l = malloc(BR * sizeof(float));
-    c->tile_visible = malloc((size_t)(a->seq_k + BC - 1) / BC);
-    if (!c->kp || !c->vp || !c->qa || !c->s || !c->o || !c->m || !c->l || !c->tile_visible) {
-        XF_FN(flash_release)(c);
-        return -1;
+    flash_ws *w = calloc(1, sizeof *w);
+    if (!w) return NULL;
+    w->dkp = (dk + XF_GEMM_NR - 1) / XF_GEMM_NR * XF_GEMM_NR;
+    w->qa = malloc((size_t)BR_PAD * dk * sizeof(float));
+    w->s = malloc((size_t)BR_PAD * BC * sizeof(float));
+    w->o = malloc((size_t)BR_PAD * w->dkp * sizeof(float));
+    w->m = malloc(BR * sizeof(float));
+    w->l = malloc(BR * sizeof(float));
+    if (!w->qa || !w->s || !w->o || !w->m || !w->l) {
+        XF_FN(flash_ws_free)(w);
+        return NULL;
     }
-    *ctx = c;
-    return 0;
+    return w;
+}
+
+int XF_FN(flash_br)(void) { return BR; }
+int XF_FN(flash_tiles)(int seq_k) { return (seq_k + BC - 1) / BC; }
+size_t XF_FN(flash_kv_floats)(int seq_k, int dk)
+{
+    return XF_FN(packed_b_floats)(seq_k, dk) + XF_FN(packed_b_floats)(dk, seq_k);
+}
+
+// K of head (b,h) packed as B^T, then V packed, into kv.
+void XF_FN(flash_pack_head)(const xf_attention_args *a, int b, int h, float *kv)
+{
+    const xf_attention_head x = xf_attention_head_at(a, b, h);
+    XF_FN(pack_b_nk)(x.k, a->ldk, a->seq_k, a->dk, kv);
+    XF_FN(pack_b_kn)(x.v, a->ldv, a->seq_k, a->dk, kv + XF_FN(packed_b_floats)(a->seq_k, a->dk));
+}
+
+// visible[t] = 0 if key tile t of batch b is all padding.
+void XF_FN(flash_visible_tiles)(const xf_attention_args *a, int b, uint8_t *visible)
+{
+    const uint8_t *pad = a->key_pad ? a->key_pad + (size_t)b * a->seq_k : NULL;
+    for (int t = 0; t < XF_FN(flash_tiles)(a->seq_k); t++) {
+        visible[t] = 0;
+        for (int j = t * BC; j < (t + 1) * BC && j < a->seq_k && !visible[t]; j++) visible[t] = !pad || !pad[j];
+    }
 }
 
 // One row of a score tile: scale, mask (keys from n_vis on are causal-
@@ -82,10 +102,18 @@ static void scale_row(float *o, int n, float f)
     for (int j = 0; j < n; j += XV_W) xv_store(o + j, xv_mul(xv_load(o + j), fv));
 }
 
-// One block of br query rows starting at i0, against every key tile.
-static void query_block(const xf_attention_args *a, flash_ctx *c, const float *q, const uint8_t *pad,
-                        int i0, int br, float *out)
+// Query rows i0..i0+BR (or to seq_q) of head (b,h) against every key tile
+// (kv, visible: from flash_pack_head and flash_visible_tiles), in ws.
+void XF_FN(flash_block)(const xf_attention_args *a, const float *kv, const uint8_t *visible,
+                        void *ws, int b, int h, int i0)
 {
+    flash_ws *c = ws;
+    const xf_attention_head x = xf_attention_head_at(a, b, h);
+    const float *q = x.q + (size_t)i0 * a->ldq;
+    float *out = x.out + (size_t)i0 * a->ldo;
+    const uint8_t *pad = a->key_pad ? a->key_pad + (size_t)b * a->seq_k : NULL;
+    const float *kp = kv, *vp = kv + XF_FN(packed_b_floats)(a->seq_k, a->dk);
+    const int br = a->seq_q - i0 < BR ? a->seq_q - i0 : BR;
     const int dk = a->dk, sk = a->seq_k, dkp = c->dkp, qpanels = (br + XF_GEMM_MR - 1) / XF_GEMM_MR;
     const float scale = 1.0f / sqrtf((float)dk);
     XF_FN(pack_a)(q, a->ldq, br, dk, c->qa);
@@ -96,11 +124,11 @@ static void query_block(const xf_attention_args *a, flash_ctx *c, const float *q
     for (int i = 0; i < br; i++) c->m[i] = -INFINITY, c->l[i] = 0.0f;
     for (int j0 = 0; j0 < sk; j0 += BC) {
         if (a->causal && j0 > i0 + br - 1) break; // this tile and all later ones are masked
-        if (!c->tile_visible[j0 / BC]) continue;
+        if (!visible[j0 / BC]) continue;
         const int bc = sk - j0 < BC ? sk - j0 : BC;
         // S (br x bc, row stride BC) = Q_block K_tile^T
         for (int p = 0; p * XF_GEMM_NR < bc; p++) {
-            const float *kpanel = c->kp + (size_t)(j0 / XF_GEMM_NR + p) * dk * XF_GEMM_NR;
+            const float *kpanel = kp + (size_t)(j0 / XF_GEMM_NR + p) * dk * XF_GEMM_NR;
             for (int r = 0; r < qpanels; r++)
                 XF_FN(gemm_ukernel)(dk, c->qa + (size_t)r * dk * XF_GEMM_MR, kpanel,
                                     c->s + (size_t)r * XF_GEMM_MR * BC + p * XF_GEMM_NR, BC, 1, NULL, 0);
@@ -115,7 +143,7 @@ static void query_block(const xf_attention_args *a, flash_ctx *c, const float *q
         }
         // O += P V_tile, P read in place as rows of the score tile
         for (int p = 0; p * XF_GEMM_NR < dk; p++) {
-            const float *vpanel = c->vp + ((size_t)p * sk + j0) * XF_GEMM_NR;
+            const float *vpanel = vp + ((size_t)p * sk + j0) * XF_GEMM_NR;
             for (int r = 0; r < qpanels; r++)
                 XF_FN(gemm_ukernel_rows)(bc, c->s + (size_t)r * XF_GEMM_MR * BC, vpanel,
                                          c->o + (size_t)r * XF_GEMM_MR * dkp + p * XF_GEMM_NR, dkp, 0, NULL, 0);
@@ -128,27 +156,48 @@ static void query_block(const xf_attention_args *a, flash_ctx *c, const float *q
     }
 }
 
+// One thread's flash attention: a workspace, one head's packed K and V,
+// the visible tiles of one batch.
+typedef struct {
+    void *ws;
+    float *kv;
+    uint8_t *visible;
+} flash_ctx;
+
+void XF_FN(flash_release)(void *ctx)
+{
+    flash_ctx *c = ctx;
+    if (!c) return;
+    XF_FN(flash_ws_free)(c->ws), free(c->kv), free(c->visible);
+    free(c);
+}
+
+int XF_FN(flash_prepare)(const void *args, void **ctx)
+{
+    const xf_attention_args *a = args;
+    flash_ctx *c = calloc(1, sizeof *c);
+    if (!c) return -1;
+    c->ws = XF_FN(flash_ws_new)(a->dk);
+    c->kv = malloc(XF_FN(flash_kv_floats)(a->seq_k, a->dk) * sizeof(float));
+    c->visible = malloc((size_t)XF_FN(flash_tiles)(a->seq_k) + 1);
+    if (!c->ws || !c->kv || !c->visible) {
+        XF_FN(flash_release)(c);
+        return -1;
+    }
+    *ctx = c;
+    return 0;
+}
+
 // q is (B,Sq,H*dk), k and v (B,Sk,H*dk), with row strides; out (B,Sq,H*dk)
 void XF_FN(flash_run)(const void *args, void *ctx)
 {
     const xf_attention_args *a = args;
     flash_ctx *c = ctx;
-    const int ntiles = (a->seq_k + BC - 1) / BC;
     for (int b = 0; b < a->batch; b++) {
-        const uint8_t *pad = a->key_pad ? a->key_pad + (size_t)b * a->seq_k : NULL;
-        for (int t = 0; t < ntiles; t++) {
-            c->tile_visible[t] = 0;
-            for (int j = t * BC; j < (t + 1) * BC && j < a->seq_k && !c->tile_visible[t]; j++)
-                c->tile_visible[t] = !pad || !pad[j];
-        }
+        XF_FN(flash_visible_tiles)(a, b, c->visible);
         for (int h = 0; h < a->heads; h++) {
-            const xf_attention_head x = xf_attention_head_at(a, b, h);
-            XF_FN(pack_b_nk)(x.k, a->ldk, a->seq_k, a->dk, c->kp);
-            XF_FN(pack_b_kn)(x.v, a->ldv, a->seq_k, a->dk, c->vp);
-            for (int i0 = 0; i0 < a->seq_q; i0 += BR) {
-                const int br = a->seq_q - i0 < BR ? a->seq_q - i0 : BR;
-                query_block(a, c, x.q + (size_t)i0 * a->ldq, pad, i0, br, x.out + (size_t)i0 * a->ldo);
-            }
+            XF_FN(flash_pack_head)(a, b, h, c->kv);
+            for (int i0 = 0; i0 < a->seq_q; i0 += BR) XF_FN(flash_block)(a, c->kv, c->visible, c->ws, b, h, i0);
         }
     }
 }

@@ -10,14 +10,12 @@
 
 #include "simd.h"
 
-// x, r, y are (rows,d); ctx is a scratch row of d floats.
-void XF_FN(add_layernorm_run)(const void *args, void *ctx)
+// Rows r0..r1 of x, r, y; v_row is a scratch row of d floats. big: write
+// y by streaming stores (the caller decides from the whole output's size).
+void XF_FN(add_layernorm_rows)(const xf_add_layernorm_args *a, int r0, int r1, float *v_row, int big)
 {
-    float *const v_row = ctx;
-    const xf_add_layernorm_args *a = args;
     const int d = a->d, tail = d % XV_W, body = d - tail;
-    const int big = (size_t)a->rows * d * sizeof(float) >= XF_STREAM_MIN_BYTES;
-    for (int i = 0; i < a->rows; i++) {
+    for (int i = r0; i < r1; i++) {
         const float *x = a->x + (size_t)i * d, *r = a->r + (size_t)i * d;
         float *y = a->y + (size_t)i * d, *t = v_row;
         xv vs = xv_zero();
@@ -60,6 +58,14 @@ void XF_FN(add_layernorm_run)(const void *args, void *ctx)
         }
     }
     _mm_sfence(); // streaming stores are weakly ordered: publish them
+}
+
+// x, r, y are (rows,d); ctx is a scratch row of d floats.
+void XF_FN(add_layernorm_run)(const void *args, void *ctx)
+{
+    const xf_add_layernorm_args *a = args;
+    XF_FN(add_layernorm_rows)(a, 0, a->rows, ctx,
+                              (size_t)a->rows * a->d * sizeof(float) >= XF_STREAM_MIN_BYTES);
 }
 
 int XF_FN(add_layernorm_prepare)(const void *args, void **ctx)

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "../variant.h"
+#include "kernel_table.h"
 #include "vec.h"
 
 // Largest error of xv_exp in ulps, measured on every float of [-87.33, 0]
@@ -48,6 +49,22 @@ float XF_FN(exp_sum)(float *t, int n, float max);
 // The masked, scaled softmax of one row in place: t[j] = softmax(scale * t
 // + mask)[j]; all zeros if no key is visible.
 void XF_FN(softmax_row)(int n, float *t, float scale, const uint8_t *pad_row, int causal, int i);
+
+// The pieces the single-thread stages are made of (kernel_table.h says
+// what each does); exported through XF_FN(kernels) for the omp family.
+void XF_FN(softmax_rows)(const xf_softmax_args *a, size_t r0, size_t r1, float *t, int stream);
+void XF_FN(add_layernorm_rows)(const xf_add_layernorm_args *a, int r0, int r1, float *v_row, int big);
+void XF_FN(embed_rows)(const xf_embed_args *a, const float *pe_table, int r0, int r1);
+const float *XF_FN(embed_pe)(const void *ctx);
+int XF_FN(flash_br)(void);
+int XF_FN(flash_tiles)(int seq_k);
+size_t XF_FN(flash_kv_floats)(int seq_k, int dk);
+void *XF_FN(flash_ws_new)(int dk);
+void XF_FN(flash_ws_free)(void *ws);
+void XF_FN(flash_pack_head)(const xf_attention_args *a, int b, int h, float *kv);
+void XF_FN(flash_visible_tiles)(const xf_attention_args *a, int b, uint8_t *visible);
+void XF_FN(flash_block)(const xf_attention_args *a, const float *kv, const uint8_t *visible,
+                        void *ws, int b, int h, int i0);
 
 // Sustained fp32 FMA GFLOP/s of this family's vectors on the calling
 // thread, measured for about `seconds`.

@@ -83,23 +83,32 @@ void XF_FN(softmax_row)(int n, float *t, float scale, const uint8_t *pad_row, in
     softmax_row_xy(n, t, t, t, scale, pad_row, causal, i, NULL, 0);
 }
 
+// Rows r0..r1 of the (batch*heads*seq_q) rows of x and y; t is a scratch
+// row of seq_k floats. stream: write y by streaming stores (the caller
+// decides from the whole output's size).
+void XF_FN(softmax_rows)(const xf_softmax_args *a, size_t r0, size_t r1, float *t, int stream)
+{
+    const size_t rows = (size_t)a->batch * a->heads * a->seq_q;
+    for (size_t r = r0; r < r1; r++) {
+        const int b = (int)(r / ((size_t)a->heads * a->seq_q)), i = (int)(r % (size_t)a->seq_q);
+        const uint8_t *pad = a->key_pad ? a->key_pad + (size_t)b * a->seq_k : NULL;
+        const size_t row = r * a->seq_k;
+        const float *next = r + 1 < rows ? a->x + row + a->seq_k : NULL;
+        softmax_row_xy(a->seq_k, a->x + row, a->y + row, t, a->scale, pad, a->causal, i, next, stream);
+    }
+    _mm_sfence(); // streaming stores are weakly ordered: publish them
+}
+
+int XF_FN(softmax_stream)(const xf_softmax_args *a)
+{
+    return (size_t)a->batch * a->heads * a->seq_q * a->seq_k * sizeof(float) >= XF_STREAM_MIN_BYTES;
+}
+
 // x and y are (batch,heads,seq_q,seq_k); ctx is a scratch row of seq_k floats.
 void XF_FN(softmax_run)(const void *args, void *ctx)
 {
     const xf_softmax_args *a = args;
-    const size_t total = (size_t)a->batch * a->heads * a->seq_q * a->seq_k;
-    const int stream = total * sizeof(float) >= XF_STREAM_MIN_BYTES;
-    for (int b = 0; b < a->batch; b++) {
-        const uint8_t *pad = a->key_pad ? a->key_pad + (size_t)b * a->seq_k : NULL;
-        for (int h = 0; h < a->heads; h++)
-            for (int i = 0; i < a->seq_q; i++) {
-                size_t row = (((size_t)b * a->heads + h) * a->seq_q + i) * a->seq_k;
-                const float *next = row + 2 * (size_t)a->seq_k <= total ? a->x + row + a->seq_k : NULL;
-                softmax_row_xy(a->seq_k, a->x + row, a->y + row, ctx, a->scale, pad, a->causal, i, next,
-                               stream);
-            }
-    }
-    _mm_sfence(); // streaming stores are weakly ordered: publish them
+    XF_FN(softmax_rows)(a, 0, (size_t)a->batch * a->heads * a->seq_q, ctx, XF_FN(softmax_stream)(a));
 }
 
 int XF_FN(softmax_prepare)(const void *args, void **ctx)

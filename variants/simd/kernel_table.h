@@ -1,0 +1,48 @@
+// A SIMD family's kernels as a table of function pointers, so that a family
+// built without ISA flags (omp) can drive whichever SIMD family this CPU
+// runs best, chosen at run time. The pieces are the ones the family's own
+// single-thread variants are made of, cut at the boundaries a thread team
+// divides the work along: row ranges, GEMM tiles, flash query blocks.
+#ifndef XF_KERNEL_TABLE_H
+#define XF_KERNEL_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../variant.h"
+
+typedef struct {
+    const char *family; // "avx512", "avx2"
+    int isa;            // xf_isa it needs
+    int gemm_nr, gemm_mc; // columns of a packed B panel; rows of an A block
+    // GEMM (variants/simd/gemm.c): B packed [panel][k][NR]; c is (m,n).
+    size_t (*packed_b_floats)(int n, int k);
+    void (*pack_b_nk)(const float *w, int ldw, int n, int k, float *bp);
+    size_t (*gemm_scratch_floats)(void);
+    void (*gemm)(int m, int n, int k, const float *a, int lda, const float *bp, const float *bias,
+                 int relu, float *c, int ldc, float *scratch);
+    // Row ranges, with a scratch row each (seq_k or d floats); stream: write
+    // the output by streaming stores (decided from the whole output).
+    void (*softmax_rows)(const xf_softmax_args *a, size_t r0, size_t r1, float *row, int stream);
+    void (*add_layernorm_rows)(const xf_add_layernorm_args *a, int r0, int r1, float *row, int stream);
+    void (*embed_rows)(const xf_embed_args *a, const float *pe, int r0, int r1);
+    // The embed variant's prepare (the PE table) and its table, (seq,d).
+    int (*embed_prepare)(const void *args, void **ctx);
+    const float *(*embed_pe)(const void *ctx);
+    void (*embed_release)(void *ctx);
+    // Fused attention by query blocks of flash_br() rows (flash.c).
+    int (*flash_br)(void);
+    int (*flash_tiles)(int seq_k);
+    size_t (*flash_kv_floats)(int seq_k, int dk);
+    void *(*flash_ws_new)(int dk);
+    void (*flash_ws_free)(void *ws);
+    void (*flash_pack_head)(const xf_attention_args *a, int b, int h, float *kv);
+    void (*flash_visible_tiles)(const xf_attention_args *a, int b, uint8_t *visible);
+    void (*flash_block)(const xf_attention_args *a, const float *kv, const uint8_t *visible, void *ws,
+                        int b, int h, int i0);
+} xf_simd_kernels;
+
+extern const xf_simd_kernels xf_avx2_kernels;
+extern const xf_simd_kernels xf_avx512_kernels;
+
+#endif
