@@ -13,6 +13,9 @@ static const xf_family *families[MAX_FAMILIES] = {
 #ifdef XF_HAVE_AVX512
     &xf_avx512_family,
 #endif
+#ifdef XF_HAVE_OMP
+    &xf_family_omp,
+#endif
 #ifdef XF_HAVE_BLAS
     &xf_family_blas,
 #endif
@@ -25,6 +28,9 @@ static int nfamilies = 1
                        + 1
 #endif
 #ifdef XF_HAVE_AVX512
+                       + 1
+#endif
+#ifdef XF_HAVE_OMP
                        + 1
 #endif
 #ifdef XF_HAVE_BLAS

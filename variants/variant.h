@@ -46,6 +46,7 @@ typedef struct {
 extern const xf_family xf_family_naive;
 extern const xf_family xf_avx2_family;
 extern const xf_family xf_avx512_family;
+extern const xf_family xf_family_omp;
 extern const xf_family xf_family_blas;
 extern const xf_family xf_family_dnnl;
 

@@ -11,6 +11,18 @@
 
 #include "../variant.h"
 
+// Largest error of xv_exp in ulps, measured on every float of [-87.33, 0]
+// by tests/exp_ulp.c (which fails if it is exceeded); the checker's bound
+// uses it through each variant's math_ulp.
+#define XF_SIMD_EXP_ULP 2.0
+
+// Outputs at least this large are written by streaming stores (softmax,
+// add_layernorm): they cannot stay in the 32 MiB L3 of this Zen 4 for
+// their reader anyway, and streaming saves the read for ownership. Smaller
+// outputs are left in cache, where the next stage of a forward pass finds
+// them.
+#define XF_STREAM_MIN_BYTES ((size_t)32 << 20)
+
 typedef struct {
     const char *family; // "avx512", "avx2"
     int isa;            // xf_isa it needs

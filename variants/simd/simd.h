@@ -11,17 +11,6 @@
 #include "kernel_table.h"
 #include "vec.h"
 
-// Largest error of xv_exp in ulps, measured on every float of [-87.33, 0]
-// by tests/exp_ulp.c (which fails if it is exceeded); the checker's bound
-// uses it through each variant's math_ulp.
-#define XF_SIMD_EXP_ULP 2.0
-
-// Outputs at least this large are written by streaming stores (softmax,
-// add_layernorm): they cannot stay in the 32 MiB L3 of this Zen 4 for
-// their reader anyway, and streaming saves the read for ownership. Smaller
-// outputs are left in cache, where the next stage of a forward pass finds
-// them.
-#define XF_STREAM_MIN_BYTES ((size_t)32 << 20)
 
 // GEMM: C = A B (+ bias, ReLU) with B packed in panels of XF_GEMM_NR
 // columns, [panel][k][NR], zero-padded past n.

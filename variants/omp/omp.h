@@ -1,0 +1,42 @@
+// The OpenMP-tiled family: every stage split across a thread team along
+// the boundaries where threads share nothing they write (GEMM tiles, rows,
+// flash query blocks), each piece run by the best SIMD family this CPU
+// allows (avx512, else avx2: variants/simd/kernel_table.h). The thread
+// count is OpenMP's (xfbench --threads), read at prepare time.
+#ifndef XF_OMP_H
+#define XF_OMP_H
+
+#include "../simd/kernel_table.h"
+
+// The kernels to run (NULL if no SIMD family can run here) and why not.
+const xf_simd_kernels *xf_omp_kernels(void);
+const char *xf_omp_unavailable(void);
+// Threads a run will use: omp_get_max_threads() (1 without OpenMP).
+int xf_omp_threads(void);
+// One buffer of `floats` floats per thread, 64-byte aligned, in one block
+// (each rounded to whole cache lines, so threads never share a line);
+// xf_omp_buffer(b, t) is thread t's.
+typedef struct {
+    float *base;
+    size_t stride;
+} xf_omp_buffers;
+int xf_omp_buffers_new(xf_omp_buffers *b, int threads, size_t floats);
+float *xf_omp_buffer(const xf_omp_buffers *b, int thread);
+int xf_omp_thread(void);
+
+int xf_omp_linear_prepare(const void *args, void **ctx);
+void xf_omp_linear_run(const void *args, void *ctx);
+void xf_omp_linear_release(void *ctx);
+int xf_omp_rows_prepare_softmax(const void *args, void **ctx);
+void xf_omp_softmax_run(const void *args, void *ctx);
+int xf_omp_rows_prepare_add_layernorm(const void *args, void **ctx);
+void xf_omp_add_layernorm_run(const void *args, void *ctx);
+void xf_omp_rows_release(void *ctx);
+int xf_omp_embed_prepare(const void *args, void **ctx);
+void xf_omp_embed_run(const void *args, void *ctx);
+void xf_omp_embed_release(void *ctx);
+int xf_omp_flash_prepare(const void *args, void **ctx);
+void xf_omp_flash_run(const void *args, void *ctx);
+void xf_omp_flash_release(void *ctx);
+
+#endif

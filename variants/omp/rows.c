@@ -1,0 +1,71 @@
+// Threaded softmax and add_layernorm: rows handed out in chunks, each row
+// done by the SIMD family's row kernel with the thread's scratch row. The
+// chunks are dynamic because causal softmax rows grow in cost along the
+// sequence. Whether to stream the output is decided once, from the whole
+// output's size, as the single-thread kernel does.
+#include <stdlib.h>
+
+#include "omp.h"
+
+enum { CHUNK_ROWS = 16 };
+
+typedef struct {
+    const xf_simd_kernels *k;
+    xf_omp_buffers rows;
+    int threads;
+} rows_ctx;
+
+static int rows_prepare(size_t row_floats, void **ctx)
+{
+    rows_ctx *r = calloc(1, sizeof *r);
+    if (!r) return -1;
+    r->k = xf_omp_kernels();
+    r->threads = xf_omp_threads();
+    if (xf_omp_buffers_new(&r->rows, r->threads, row_floats) != 0) return free(r), -1;
+    *ctx = r;
+    return 0;
+}
+
+void xf_omp_rows_release(void *ctx)
+{
+    rows_ctx *r = ctx;
+    if (r) free(r->rows.base);
+    free(r);
+}
+
+int xf_omp_rows_prepare_softmax(const void *args, void **ctx)
+{
+    return rows_prepare((size_t)((const xf_softmax_args *)args)->seq_k, ctx);
+}
+
+int xf_omp_rows_prepare_add_layernorm(const void *args, void **ctx)
+{
+    return rows_prepare((size_t)((const xf_add_layernorm_args *)args)->d, ctx);
+}
+
+static int big(size_t floats) { return floats * sizeof(float) >= XF_STREAM_MIN_BYTES; }
+
+// x and y are (batch,heads,seq_q,seq_k)
+void xf_omp_softmax_run(const void *args, void *ctx)
+{
+    const xf_softmax_args *a = args;
+    const rows_ctx *r = ctx;
+    const size_t rows = (size_t)a->batch * a->heads * a->seq_q;
+    const int stream = big(rows * a->seq_k);
+#pragma omp parallel for schedule(dynamic) num_threads(r->threads)
+    for (size_t r0 = 0; r0 < rows; r0 += CHUNK_ROWS)
+        r->k->softmax_rows(a, r0, r0 + CHUNK_ROWS < rows ? r0 + CHUNK_ROWS : rows,
+                           xf_omp_buffer(&r->rows, xf_omp_thread()), stream);
+}
+
+// x, r, y are (rows,d)
+void xf_omp_add_layernorm_run(const void *args, void *ctx)
+{
+    const xf_add_layernorm_args *a = args;
+    const rows_ctx *r = ctx;
+    const int stream = big((size_t)a->rows * a->d);
+#pragma omp parallel for schedule(dynamic) num_threads(r->threads)
+    for (int r0 = 0; r0 < a->rows; r0 += CHUNK_ROWS)
+        r->k->add_layernorm_rows(a, r0, r0 + CHUNK_ROWS < a->rows ? r0 + CHUNK_ROWS : a->rows,
+                                 xf_omp_buffer(&r->rows, xf_omp_thread()), stream);
+}

@@ -1,0 +1,52 @@
+// Choosing the kernels and the per-thread buffers of the omp family.
+#include <stdlib.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "../isa/isa.h"
+#include "omp.h"
+
+const xf_simd_kernels *xf_omp_kernels(void)
+{
+#ifdef XF_HAVE_AVX512
+    if (!xf_isa_unavailable(XF_ISA_AVX512)) return &xf_avx512_kernels;
+#endif
+#ifdef XF_HAVE_AVX2
+    if (!xf_isa_unavailable(XF_ISA_AVX2)) return &xf_avx2_kernels;
+#endif
+    return NULL;
+}
+
+const char *xf_omp_unavailable(void)
+{
+    return xf_omp_kernels() ? NULL : "needs the avx2 or avx512 kernels, which cannot run here";
+}
+
+int xf_omp_threads(void)
+{
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+int xf_omp_thread(void)
+{
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
+int xf_omp_buffers_new(xf_omp_buffers *b, int threads, size_t floats)
+{
+    b->stride = (floats + 15) / 16 * 16 + 16;
+    b->base = aligned_alloc(64, b->stride * sizeof(float) * (size_t)threads);
+    return b->base ? 0 : -1;
+}
+
+float *xf_omp_buffer(const xf_omp_buffers *b, int thread) { return b->base + b->stride * (size_t)thread; }
