@@ -41,6 +41,8 @@ const xf_simd_kernels XF_FN(kernels) = {
     .gemm_mc = XF_GEMM_MR * (XF_GEMM_MC / XF_GEMM_MR),
     .packed_b_floats = XF_FN(packed_b_floats), .pack_b_nk = XF_FN(pack_b_nk),
     .gemm_scratch_floats = XF_FN(gemm_scratch_floats), .gemm = XF_FN(gemm),
+    .gemm_mr = XF_GEMM_MR, .gemm_kc = XF_FN(gemm_kc), .pack_a = XF_FN(pack_a),
+    .gemm_block = XF_FN(gemm_block), .gemm_k0 = XF_FN(gemm_k0),
     .softmax_rows = XF_FN(softmax_rows), .add_layernorm_rows = XF_FN(add_layernorm_rows),
     .embed_rows = XF_FN(embed_rows), .embed_prepare = XF_FN(embed_prepare),
     .embed_pe = XF_FN(embed_pe), .embed_release = XF_FN(embed_release), .flash_br = XF_FN(flash_br), .flash_tiles = XF_FN(flash_tiles),
