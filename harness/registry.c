@@ -16,6 +16,9 @@ static const xf_family *families[MAX_FAMILIES] = {
 #ifdef XF_HAVE_OMP
     &xf_family_omp,
 #endif
+#ifdef XF_HAVE_LIBXSMM
+    &xf_family_libxsmm,
+#endif
 #ifdef XF_HAVE_BLAS
     &xf_family_blas,
 #endif
@@ -31,6 +34,9 @@ static int nfamilies = 1
                        + 1
 #endif
 #ifdef XF_HAVE_OMP
+                       + 1
+#endif
+#ifdef XF_HAVE_LIBXSMM
                        + 1
 #endif
 #ifdef XF_HAVE_BLAS

@@ -47,6 +47,7 @@ extern const xf_family xf_family_naive;
 extern const xf_family xf_avx2_family;
 extern const xf_family xf_avx512_family;
 extern const xf_family xf_family_omp;
+extern const xf_family xf_family_libxsmm;
 extern const xf_family xf_family_blas;
 extern const xf_family xf_family_dnnl;
 

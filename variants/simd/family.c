@@ -44,7 +44,7 @@ const xf_simd_kernels XF_FN(kernels) = {
     .gemm_mr = XF_GEMM_MR, .gemm_kc = XF_FN(gemm_kc), .pack_a = XF_FN(pack_a),
     .gemm_block = XF_FN(gemm_block), .gemm_k0 = XF_FN(gemm_k0),
     .softmax_rows = XF_FN(softmax_rows), .add_layernorm_rows = XF_FN(add_layernorm_rows),
-    .embed_rows = XF_FN(embed_rows), .embed_prepare = XF_FN(embed_prepare),
+    .embed_rows = XF_FN(embed_rows), .softmax_row = XF_FN(softmax_row), .embed_prepare = XF_FN(embed_prepare),
     .embed_pe = XF_FN(embed_pe), .embed_release = XF_FN(embed_release), .flash_br = XF_FN(flash_br), .flash_tiles = XF_FN(flash_tiles),
     .flash_kv_floats = XF_FN(flash_kv_floats), .flash_ws_new = XF_FN(flash_ws_new),
     .flash_ws_free = XF_FN(flash_ws_free), .flash_pack_head = XF_FN(flash_pack_head),

@@ -49,6 +49,8 @@ typedef struct {
     void (*softmax_rows)(const xf_softmax_args *a, size_t r0, size_t r1, float *row, int stream);
     void (*add_layernorm_rows)(const xf_add_layernorm_args *a, int r0, int r1, float *row, int stream);
     void (*embed_rows)(const xf_embed_args *a, const float *pe, int r0, int r1);
+    // One masked, scaled softmax row in place (simd.h: softmax_row).
+    void (*softmax_row)(int n, float *t, float scale, const uint8_t *pad_row, int causal, int i);
     // The embed variant's prepare (the PE table) and its table, (seq,d).
     int (*embed_prepare)(const void *args, void **ctx);
     const float *(*embed_pe)(const void *ctx);

@@ -1,0 +1,59 @@
+// libxsmm linear: y (m,n) = x (m,k) W^T + b. In libxsmm's column-major
+// terms y^T (n x m) = W^T (n x k) x^T (k x m); libxsmm takes no transposed
+// A, so W (n,k) is packed as W^T, i.e. row-major (k,n), in prepare. Every
+// 64 x 64 tile of y is one batch-reduce kernel call over k in blocks of 64
+// (xf_xsmm_plan); bias and ReLU are added on the tile while it is in L1, by
+// our loop: libxsmm 1.17's eltwise (meltw) kernels would be one more call
+// per tile for two vector ops.
+#include <stdlib.h>
+
+#include "xsmm.h"
+
+typedef struct {
+    xf_xsmm_plan plan;
+    float *wt; // wt is (k,n)
+} linear_ctx;
+
+void xf_xsmm_linear_release(void *ctx)
+{
+    linear_ctx *l = ctx;
+    if (l) free(l->wt);
+    free(l);
+}
+
+int xf_xsmm_linear_prepare(const void *args, void **ctx)
+{
+    const xf_linear_args *a = args;
+    linear_ctx *l = calloc(1, sizeof *l);
+    if (!l) return -1;
+    l->wt = malloc((size_t)a->k * a->n * sizeof(float) + 64);
+    if (!l->wt || xf_xsmm_plan_make(&l->plan, a->n, a->m, a->k, a->n, a->k, a->n) != 0) {
+        xf_xsmm_linear_release(l);
+        return -1;
+    }
+    for (int i = 0; i < a->n; i++)
+        for (int kk = 0; kk < a->k; kk++) l->wt[(size_t)kk * a->n + i] = a->w[(size_t)i * a->k + kk];
+    *ctx = l;
+    return 0;
+}
+
+// x is (m,k), y is (m,n)
+void xf_xsmm_linear_run(const void *args, void *ctx)
+{
+    const xf_linear_args *a = args;
+    const linear_ctx *l = ctx;
+    for (int j0 = 0; j0 < a->m; j0 += XF_XSMM_BN)
+        for (int i0 = 0; i0 < a->n; i0 += XF_XSMM_BM) {
+            xf_xsmm_plan_tile(&l->plan, l->wt, a->x, a->y, i0, j0);
+            const int rows = a->m - j0 < XF_XSMM_BN ? a->m - j0 : XF_XSMM_BN;
+            const int cols = a->n - i0 < XF_XSMM_BM ? a->n - i0 : XF_XSMM_BM;
+            if (!a->b && !a->relu) continue;
+            for (int r = 0; r < rows; r++) {
+                float *y = a->y + (size_t)(j0 + r) * a->n + i0;
+                for (int c = 0; c < cols; c++) {
+                    float v = y[c] + (a->b ? a->b[i0 + c] : 0.0f);
+                    y[c] = a->relu && v < 0.0f ? 0.0f : v;
+                }
+            }
+        }
+}

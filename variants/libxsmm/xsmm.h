@@ -1,0 +1,42 @@
+// The libxsmm family (libxsmm 1.17, JIT). libxsmm is column-major: a
+// row-major (rows,cols) matrix is its transpose there, so every product
+// here is written as C^T = B^T A^T in libxsmm's terms. Kernels are
+// dispatched in prepare; a NULL dispatch (a shape or CPU the JIT does not
+// take) makes prepare fail, which the harness reports as a skip, never a
+// crash.
+#ifndef XF_XSMM_H
+#define XF_XSMM_H
+
+#include <libxsmm.h>
+
+#include "../simd/kernel_table.h"
+
+// A column-major C (m,n) = A (m,k) B (k,n), blocked into (BM,BN) tiles of
+// C, each the batch-reduce over k in blocks of BK of one JIT kernel
+// (libxsmm_smmdispatch_reducebatch_strd: strides between the k blocks of A
+// and of B, in bytes), with a second kernel for a ragged k end. Edge tiles
+// have their own kernels: at most 2 x 2 tile shapes x 2 (k blocks, k end).
+typedef struct {
+    int m, n, k, lda, ldb, ldc;
+    libxsmm_smmfunction_reducebatch_strd body[2][2], tail[2][2]; // [m edge?][n edge?]
+} xf_xsmm_plan;
+
+// 0, or -1 if libxsmm cannot JIT one of the kernels.
+int xf_xsmm_plan_make(xf_xsmm_plan *p, int m, int n, int k, int lda, int ldb, int ldc);
+// Tile (i0, j0) of C: C[i0.., j0..] = A[i0.., :] B[:, j0..].
+void xf_xsmm_plan_tile(const xf_xsmm_plan *p, const float *a, const float *b, float *c, int i0, int j0);
+enum { XF_XSMM_BM = 64, XF_XSMM_BN = 64, XF_XSMM_BK = 64 };
+
+// Where libxsmm may run: the cap of XFBENCH_MAX_ISA (its JIT is told the
+// target) and the SIMD kernels the attention's softmax uses.
+const char *xf_xsmm_unavailable(void);
+const xf_simd_kernels *xf_xsmm_simd(void);
+
+int xf_xsmm_linear_prepare(const void *args, void **ctx);
+void xf_xsmm_linear_run(const void *args, void *ctx);
+void xf_xsmm_linear_release(void *ctx);
+int xf_xsmm_attention_prepare(const void *args, void **ctx);
+void xf_xsmm_attention_run(const void *args, void *ctx);
+void xf_xsmm_attention_release(void *ctx);
+
+#endif
