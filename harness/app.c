@@ -9,6 +9,7 @@
 #endif
 
 #include "app.h"
+#include "best.h"
 #include "grid.h"
 #include "model_file.h"
 #include "peak.h"
@@ -53,6 +54,8 @@ static int in_list(const char *list, const char *name)
     return 0;
 }
 
+static const xf_machine *best_machine; // set by xf_main before any selection
+
 static int select_entries(xf_stage stage, const xf_options *o, entry *out, int max)
 {
     int n = 0;
@@ -78,6 +81,15 @@ static int select_entries(xf_stage stage, const xf_options *o, entry *out, int m
             e->r.name = fam->name, e->cflags = fam->cflags;
         }
     }
+    // best: only when named (its autotune takes time), after the families.
+    if (stage >= XF_FIRST_COMPOUND && o->variants && strcmp(o->variants, "all") && in_list(o->variants, "best") &&
+        n < max) {
+        entry *e = &out[n++];
+        memset(e, 0, sizeof *e);
+        xf_best_ops(&e->r.ops, best_machine, o->shape.pad, o->threads);
+        e->r.name = "best";
+        e->cflags = "per call: the fastest checked variant on this machine (autotuned, cached)";
+    }
     return n;
 }
 
@@ -100,7 +112,8 @@ static void validate_selection(const xf_options *o)
         for (int s = 0; s < XF_NSTAGES && !found; s++) {
             if (!in_list(o->stages, xf_stage_name((xf_stage)s))) continue;
             found = xf_registry_find_family(name) != NULL ||
-                    (s < XF_FIRST_COMPOUND && xf_registry_find((xf_stage)s, name) != NULL);
+                    (s < XF_FIRST_COMPOUND && xf_registry_find((xf_stage)s, name) != NULL) ||
+                    (s >= XF_FIRST_COMPOUND && !strcmp(name, "best"));
         }
         if (!found) xf_die_usage("no variant named '%s' for the selected stages (see 'xfbench list')", name);
         p += strlen(name) + (end ? 1 : 0);
@@ -110,7 +123,10 @@ static void validate_selection(const xf_options *o)
 static int cmd_list(void)
 {
     printf("%-14s %-28s %-8s %s\n", "stage", "variant", "status", "what");
-    for (int s = 0; s < XF_NSTAGES; s++)
+    for (int s = 0; s < XF_NSTAGES; s++) {
+        if (s >= XF_FIRST_COMPOUND)
+            printf("%-14s %-28s %-8s %s\n", xf_stage_name((xf_stage)s), "best", "ok",
+                   "composed per call: the fastest checked variant for each stage and shape (autotuned once, cached)");
         for (int f = 0; f < xf_registry_count(); f++) {
             const xf_family *fam = xf_registry_family(f);
             if (s >= XF_FIRST_COMPOUND) {
@@ -131,6 +147,7 @@ static int cmd_list(void)
                        fam->cflags);
             }
         }
+    }
     return 0;
 }
 
@@ -266,7 +283,7 @@ static void print_breakdown(const entry *e, const xf_timing *tm)
     for (int s = 0; s < XF_FIRST_COMPOUND; s++) {
         if (!ex->stage_calls[s]) continue;
         printf("    %-14s %-10s %9.3f ms %5.1f%%  %ld calls per pass\n", xf_stage_name((xf_stage)s),
-               ex->ops.op[s]->name, ex->stage_ns[s] / tm->reps / 1e6,
+               ex->stage_variants[s], ex->stage_ns[s] / tm->reps / 1e6,
                total > 0 ? 100.0 * ex->stage_ns[s] / total : 0.0, ex->stage_calls[s] / tm->reps);
     }
 }
@@ -451,6 +468,7 @@ int xf_main(int argc, char **argv)
         if (xf_registry_family(i)->set_threads) xf_registry_family(i)->set_threads(o.threads);
     xf_machine m;
     xf_machine_read(&m);
+    best_machine = &m;
     if (!o.grid) refuse_oversized_shape(&o, &m);
     if (cmd == 1) return cmd_check(&o, &m);
     if (cmd == 4) return cmd_peak(&m);

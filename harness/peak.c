@@ -85,12 +85,24 @@ int xf_peak_measure(xf_peak *p, double seconds, FILE *log)
     return p->flops_1 > 0 ? 0 : -1;
 }
 
-void xf_peak_cache_path(char *buf, size_t size)
+void xf_cache_path(const char *file, char *buf, size_t size)
 {
     const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    if (xdg && *xdg) snprintf(buf, size, "%s/xfbench/peak.txt", xdg);
-    else snprintf(buf, size, "%s/.cache/xfbench/peak.txt", home && *home ? home : "/tmp");
+    if (xdg && *xdg) snprintf(buf, size, "%s/xfbench/%s", xdg, file);
+    else snprintf(buf, size, "%s/.cache/xfbench/%s", home && *home ? home : "/tmp", file);
 }
+
+void xf_cache_mkdirs(char *path)
+{
+    // One level at a time; a failure shows when the file is opened.
+    for (char *s = strchr(path + 1, '/'); s; s = strchr(s + 1, '/')) {
+        *s = '\0';
+        mkdir(path, 0755);
+        *s = '/';
+    }
+}
+
+void xf_peak_cache_path(char *buf, size_t size) { xf_cache_path("peak.txt", buf, size); }
 
 static void key(const xf_machine *m, char *buf, size_t size)
 {
@@ -115,12 +127,7 @@ void xf_peak_save(const xf_peak *p, const xf_machine *m)
 {
     char path[512], k[512];
     xf_peak_cache_path(path, sizeof path);
-    // Create the directories one level at a time; failures leave no cache.
-    for (char *s = strchr(path + 1, '/'); s; s = strchr(s + 1, '/')) {
-        *s = '\0';
-        mkdir(path, 0755);
-        *s = '/';
-    }
+    xf_cache_mkdirs(path);
     FILE *f = fopen(path, "w");
     if (!f) return;
     key(m, k, sizeof k);

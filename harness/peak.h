@@ -20,6 +20,10 @@ typedef struct {
 int xf_peak_measure(xf_peak *p, double seconds, FILE *log);
 // The cache file for this machine (CPU model, ISA, thread count).
 void xf_peak_cache_path(char *buf, size_t size);
+// $XDG_CACHE_HOME/xfbench/<file> (else ~/.cache/xfbench/<file>), and the
+// directories above a path made.
+void xf_cache_path(const char *file, char *buf, size_t size);
+void xf_cache_mkdirs(char *path);
 // 0 if the cache holds this machine's peaks.
 int xf_peak_load(xf_peak *p, const xf_machine *m);
 void xf_peak_save(const xf_peak *p, const xf_machine *m);

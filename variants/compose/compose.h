@@ -13,8 +13,14 @@
 #include "../../kernels/forward.h"
 #include "../variant.h"
 
-typedef struct {
+typedef struct xf_ops {
     const xf_variant *op[XF_FIRST_COMPOUND]; // one variant per primitive stage
+    // Optional: choose the variant per call instead (per stage and shape,
+    // e.g. the autotuned best-of), in prepare mode; NULL refuses the shape.
+    // math_ulp then bounds every variant pick may return.
+    const xf_variant *(*pick)(void *user, xf_stage stage, const void *args);
+    void *pick_user;
+    double pick_math_ulp;
 } xf_ops;
 
 typedef struct {
@@ -22,7 +28,7 @@ typedef struct {
     int preparing;
     struct xf_exec_ctx {
         void *p;
-        xf_stage stage;
+        const xf_variant *v;
     } *ctx;             // one per primitive call, in call order
     int nctx, next_ctx;
     float **buf;        // scratch buffers, in request order
@@ -30,6 +36,7 @@ typedef struct {
     int failed;         // a prepare failed (variant unusable for this shape)
     double stage_ns[XF_FIRST_COMPOUND]; // run mode: time spent in each primitive
     long stage_calls[XF_FIRST_COMPOUND];
+    char stage_variants[XF_FIRST_COMPOUND][96]; // the variants each stage ran, '+'-joined
 } xf_exec;
 
 // Builds ex for the compound stage and its args (xf_<stage>_args).

@@ -1,5 +1,6 @@
 // The prepare/run bookkeeping behind compose.h: contexts and scratch buffers
 // found by call position, and per-primitive timing.
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -13,19 +14,31 @@ static double now_ns(void)
     return t.tv_sec * 1e9 + t.tv_nsec;
 }
 
+// Adds v's name to the stage's list if it is not there yet.
+static void note_variant(xf_exec *ex, xf_stage stage, const xf_variant *v)
+{
+    char *list = ex->stage_variants[stage];
+    const size_t len = strlen(v->name), used = strlen(list);
+    for (const char *p = list; (p = strstr(p, v->name)); p += len)
+        if ((p == list || p[-1] == '+') && (p[len] == '\0' || p[len] == '+')) return;
+    if (used + len + 2 <= sizeof ex->stage_variants[stage])
+        snprintf(list + used, sizeof ex->stage_variants[stage] - used, "%s%s", used ? "+" : "", v->name);
+}
+
 void xf_exec_call(xf_exec *ex, xf_stage stage, const void *args)
 {
-    const xf_variant *v = ex->ops.op[stage];
     if (ex->preparing) {
+        const xf_variant *v = ex->ops.pick ? ex->ops.pick(ex->ops.pick_user, stage, args) : ex->ops.op[stage];
         void *ctx = NULL;
-        if (v->prepare && v->prepare(args, &ctx) != 0) ex->failed = 1;
+        if (!v || (v->prepare && v->prepare(args, &ctx) != 0)) ex->failed = 1;
+        if (v) note_variant(ex, stage, v);
         ex->ctx = realloc(ex->ctx, (size_t)(ex->nctx + 1) * sizeof *ex->ctx);
-        ex->ctx[ex->nctx++] = (struct xf_exec_ctx){ctx, stage};
+        ex->ctx[ex->nctx++] = (struct xf_exec_ctx){ctx, v};
         return;
     }
-    void *ctx = ex->ctx[ex->next_ctx++].p;
+    const struct xf_exec_ctx *c = &ex->ctx[ex->next_ctx++];
     double t0 = now_ns();
-    v->run(args, ctx);
+    c->v->run(args, c->p);
     ex->stage_ns[stage] += now_ns() - t0;
     ex->stage_calls[stage]++;
 }
@@ -52,8 +65,8 @@ void xf_exec_begin(xf_exec *ex, int preparing)
 void xf_compose_release(xf_exec *ex)
 {
     for (int i = 0; i < ex->nctx; i++) {
-        const xf_variant *v = ex->ops.op[ex->ctx[i].stage];
-        if (ex->ctx[i].p && v->release) v->release(ex->ctx[i].p);
+        const xf_variant *v = ex->ctx[i].v;
+        if (ex->ctx[i].p && v && v->release) v->release(ex->ctx[i].p);
     }
     for (int i = 0; i < ex->nbuf; i++) free(ex->buf[i]);
     free(ex->ctx);
@@ -63,7 +76,7 @@ void xf_compose_release(xf_exec *ex)
 
 double xf_ops_math_ulp(const xf_ops *ops)
 {
-    double m = 0.0;
+    double m = ops->pick ? ops->pick_math_ulp : 0.0;
     for (int s = 0; s < XF_FIRST_COMPOUND; s++)
         if (ops->op[s] && ops->op[s]->math_ulp > m) m = ops->op[s]->math_ulp;
     return m;

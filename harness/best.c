@@ -1,0 +1,198 @@
+// The autotune behind --variant best (best.h). A call's key is its stage,
+// shape (as the CSV describes it) and thread count; on a miss, every
+// available variant of the stage except the naive baseline (never the
+// fastest, and minutes at these sizes) is prepared, checked against the
+// fp64 reference on a generated instance of the shape, and timed (median
+// of >= 3 runs and >= 0.2 s); the fastest that passed is chosen, printed
+// with the others' times, and appended to the cache. The cache's first line
+// names the build (commit, compiler, families) and machine (CPU, ISA,
+// XFBENCH_MAX_ISA cap): if it differs, the file is started afresh.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "best.h"
+#include "check.h"
+#include "peak.h"
+#include "registry.h"
+#include "report.h"
+#include "timer.h"
+
+enum { MAX_KEYS = 256 };
+
+typedef struct {
+    char key[256], variant[64];
+    int shown; // printed in this process
+} choice;
+
+static struct {
+    const xf_machine *m;
+    xf_pad pad;
+    int threads, loaded;
+    char path[512], fingerprint[700];
+    choice c[MAX_KEYS];
+    int n;
+} best;
+
+const char *xf_best_cache_path(void) { return best.path; }
+
+static void make_fingerprint(void)
+{
+    const char *cap = getenv("XFBENCH_MAX_ISA");
+    int len = snprintf(best.fingerprint, sizeof best.fingerprint, "build %s %s |", best.m->commit, best.m->compiler);
+    for (int f = 0; f < xf_registry_count() && len < (int)sizeof best.fingerprint; f++)
+        len += snprintf(best.fingerprint + len, sizeof best.fingerprint - (size_t)len, " %s", xf_registry_family(f)->name);
+    if (len < (int)sizeof best.fingerprint)
+        snprintf(best.fingerprint + len, sizeof best.fingerprint - (size_t)len, " | machine %s | %s | cap %s",
+                 best.m->cpu, best.m->isa, cap ? cap : "none");
+}
+
+static void load(void)
+{
+    best.loaded = 1;
+    xf_cache_path("best.txt", best.path, sizeof best.path);
+    make_fingerprint();
+    FILE *f = fopen(best.path, "r");
+    if (!f) return;
+    char line[1024];
+    if (fgets(line, sizeof line, f) && !strncmp(line, best.fingerprint, strlen(best.fingerprint)) &&
+        line[strlen(best.fingerprint)] == '\n') {
+        while (best.n < MAX_KEYS && fgets(line, sizeof line, f)) {
+            char *tab = strchr(line, '\t'), *end = tab ? strchr(tab + 1, '\t') : NULL;
+            if (!tab || !end) continue;
+            *tab = *end = '\0';
+            snprintf(best.c[best.n].key, sizeof best.c[best.n].key, "%.255s", line);
+            snprintf(best.c[best.n].variant, sizeof best.c[best.n].variant, "%.63s", tab + 1);
+            best.n++;
+        }
+    } else {
+        best.n = -1; // stale: rewritten on the first save
+    }
+    fclose(f);
+}
+
+static void save(const char *key, const char *variant, double ms)
+{
+    const int fresh = best.n < 0;
+    if (fresh) best.n = 0;
+    if (best.n < MAX_KEYS) {
+        snprintf(best.c[best.n].key, sizeof best.c[best.n].key, "%.255s", key);
+        snprintf(best.c[best.n].variant, sizeof best.c[best.n].variant, "%.63s", variant);
+        best.c[best.n++].shown = 1;
+    }
+    char path[512];
+    snprintf(path, sizeof path, "%s", best.path);
+    xf_cache_mkdirs(path);
+    FILE *f = fopen(best.path, fresh ? "w" : "a");
+    if (!f) return; // no cache: the next run tunes again
+    if (fresh || ftell(f) == 0) fprintf(f, "%s\n", best.fingerprint);
+    fprintf(f, "%s\t%s\t%.4f ms\n", key, variant, ms);
+    fclose(f);
+}
+
+// The generated case of the call's shape.
+static xf_case case_of(xf_stage stage, const void *args)
+{
+    xf_case c = {.stage = stage, .batch = 1, .heads = 1, .seed = 7, .pad = best.pad, .vocab = 1};
+    switch (stage) {
+    case XF_EMBED: {
+        const xf_embed_args *a = args;
+        c.batch = a->batch, c.seq_q = c.seq_k = a->seq, c.dk = a->d_model, c.vocab = a->vocab;
+        break;
+    }
+    case XF_LINEAR: {
+        const xf_linear_args *a = args;
+        c.seq_q = c.seq_k = a->m, c.n = a->n, c.k = a->k, c.dk = a->k, c.relu = a->relu;
+        break;
+    }
+    case XF_ATTENTION: {
+        const xf_attention_args *a = args;
+        c.batch = a->batch, c.heads = a->heads, c.dk = a->dk, c.seq_q = a->seq_q, c.seq_k = a->seq_k;
+        c.causal = a->causal;
+        break;
+    }
+    case XF_ADD_LAYERNORM: {
+        const xf_add_layernorm_args *a = args;
+        c.seq_q = c.seq_k = a->rows, c.dk = a->d;
+        break;
+    }
+    default: break;
+    }
+    return c;
+}
+
+static int candidate(const xf_family *f, const xf_variant *v, xf_stage stage)
+{
+    return v->stage == stage && strcmp(f->name, "naive") && strcmp(f->name, "mutant") && !xf_variant_unavailable(v);
+}
+
+// Times every candidate on the shape; NULL if none passed.
+static const xf_variant *tune(xf_stage stage, const xf_case *c, const char *key)
+{
+    xf_instance in;
+    if (xf_case_bytes(c) > best.m->mem_available || xf_instance_build(&in, c) != 0) {
+        printf("best: %s: not enough memory to tune\n", key);
+        return NULL;
+    }
+    const xf_variant *win = NULL;
+    double win_ns = 0.0;
+    char report[1024] = "";
+    size_t len = 0;
+    for (int f = 0; f < xf_registry_count(); f++)
+        for (const xf_variant *v = xf_registry_family(f)->variants; v->name; v++) {
+            if (!candidate(xf_registry_family(f), v, stage)) continue;
+            xf_runner r = {.v = v, .name = v->name};
+            if (xf_runner_prepare(&r, &in) != 0) {
+                xf_runner_release(&r);
+                continue;
+            }
+            xf_check_result res;
+            xf_check_run(&r, &in, &res);
+            xf_timing t = {0};
+            if (res.passed) {
+                const xf_timer_opts to = {0.2, 3};
+                xf_time(&r, &in, &to, &t);
+            }
+            xf_runner_release(&r);
+            if (len < sizeof report)
+                len += (size_t)(res.passed ? snprintf(report + len, sizeof report - len, " %s %.3f", v->name, t.median_ns / 1e6)
+                                           : snprintf(report + len, sizeof report - len, " %s FAILED", v->name));
+            if (res.passed && (!win || t.median_ns < win_ns)) win = v, win_ns = t.median_ns;
+        }
+    xf_instance_free(&in);
+    if (win) {
+        printf("best: %-60s -> %-14s (ms:%s)\n", key, win->name, report);
+        save(key, win->name, win_ns / 1e6);
+    }
+    return win;
+}
+
+static const xf_variant *pick(void *user, xf_stage stage, const void *args)
+{
+    (void)user;
+    if (!best.loaded) load();
+    xf_case c = case_of(stage, args);
+    char desc[160], key[256];
+    xf_case_describe(&c, desc, sizeof desc);
+    snprintf(key, sizeof key, "%s %s threads=%d", xf_stage_name(stage), desc, best.threads);
+    for (int i = 0; i < best.n; i++)
+        if (!strcmp(best.c[i].key, key)) {
+            const xf_variant *v = xf_registry_find(stage, best.c[i].variant);
+            if (!v || xf_variant_unavailable(v)) break;
+            if (!best.c[i].shown) printf("best: %-60s -> %-14s (cached in %s)\n", key, v->name, best.path);
+            best.c[i].shown = 1;
+            return v;
+        }
+    return tune(stage, &c, key);
+}
+
+void xf_best_ops(xf_ops *ops, const xf_machine *m, xf_pad pad, int threads)
+{
+    memset(ops, 0, sizeof *ops);
+    best.m = m, best.pad = pad, best.threads = threads;
+    ops->pick = pick;
+    ops->pick_math_ulp = 0.0;
+    for (int f = 0; f < xf_registry_count(); f++)
+        for (const xf_variant *v = xf_registry_family(f)->variants; v->name; v++)
+            if (v->math_ulp > ops->pick_math_ulp) ops->pick_math_ulp = v->math_ulp;
+}

@@ -1,0 +1,18 @@
+// The best-of composition (xfbench ... --variant best): for every primitive
+// call of a compound stage, the variant measured fastest on this machine
+// for that stage, shape and thread count, by a short autotune whose
+// results are cached in a file reused until the build or machine changes.
+#ifndef XF_BEST_H
+#define XF_BEST_H
+
+#include "case.h"
+#include "machine.h"
+
+// Fills ops so that compose picks per call. pad: the key padding pattern of
+// the compound case (the attention calls are tuned with it); threads: the
+// run's thread count.
+void xf_best_ops(xf_ops *ops, const xf_machine *m, xf_pad pad, int threads);
+// The cache file in use.
+const char *xf_best_cache_path(void);
+
+#endif

@@ -1,0 +1,26 @@
+#!/bin/sh
+# forward --variant best: the first run tunes every call's shape (checked,
+# timed, printed) and caches the choices; the second reuses them without
+# timing anything; a cache from another build or machine is started afresh.
+# Usage: best_of.sh path/to/xfbench
+set -u
+bin=$1
+fail() { echo "FAILED: $*"; exit 1; }
+XDG_CACHE_HOME=$(mktemp -d)
+export XDG_CACHE_HOME
+trap 'rm -rf "$XDG_CACHE_HOME"' EXIT
+run() { "$bin" forward --variant best --layers 1 --seq 9 --heads 2 --dk 16 --min-time 0 --min-reps 1; }
+out=$(run) || fail "first run: $out"
+cache=$XDG_CACHE_HOME/xfbench/best.txt
+[ -s "$cache" ] || fail "no cache written at $cache"
+tuned=$(printf '%s\n' "$out" | grep -c '^best: .*(ms:')
+[ "$tuned" -ge 4 ] || fail "expected >= 4 tuned shapes (embed, linear, attention, add_layernorm), got $tuned"
+printf '%s\n' "$out" | grep -q '^forward  *best .* ok (err/bound' || fail "best forward not checked ok: $out"
+out=$(run) || fail "second run: $out"
+printf '%s\n' "$out" | grep -q '(ms:' && fail "the second run tuned again instead of using the cache"
+[ "$(printf '%s\n' "$out" | grep -c 'cached in')" -eq "$tuned" ] || fail "second run did not show every cached choice"
+sed -i '1s/^build /build other-commit /' "$cache"
+out=$(run) || fail "third run: $out"
+[ "$(printf '%s\n' "$out" | grep -c '(ms:')" -eq "$tuned" ] || fail "a stale cache was reused"
+head -n 1 "$cache" | grep -q other-commit && fail "the stale cache was not rewritten"
+echo "best-of: $tuned shapes tuned, cached, reused, and retuned after a build change"
