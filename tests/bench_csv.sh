@@ -21,7 +21,8 @@ rows=$(($(wc -l <"$tmp/a.csv") - 1))
 # Every variant built here, every stage: every row passed and has a
 # positive median, GFLOP/s and percentage of the machine's peak.
 "$bin" bench $tiny --csv "$tmp/all.csv" >"$tmp/out" || fail "bench of every variant exited $?"
-available=$("$bin" list | awk '$3 == "ok" && $1 != "stage"' | wc -l)
+# best is benchmarked only when named (its autotune takes time).
+available=$("$bin" list | awk '$3 == "ok" && $1 != "stage" && $2 != "best"' | wc -l)
 [ $(($(wc -l <"$tmp/all.csv") - 1)) -eq "$available" ] || fail "not one row per available stage x variant ($available)"
 awk -F, 'NR > 1 && !($29 == 1 && $18 > 0 && $22 > 0 && $24 > 0) { bad++ } END { exit bad }' "$tmp/all.csv" ||
     fail "a row without passed=1, median_ns > 0, gflops > 0 and pct_peak > 0"
