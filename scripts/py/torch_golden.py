@@ -44,9 +44,11 @@ def build(args):
     return model
 
 
-def padding(batch, length, rng, pad):
+def padding(batch, length, rng, pad, keep_fraction=0.0):
     mask = torch.zeros(batch, length, dtype=torch.bool)
-    if pad:
+    if keep_fraction > 0:  # the same kept prefix in every sequence
+        mask[:, max(1, round(keep_fraction * length)):] = True
+    elif pad:
         for b in range(batch):
             keep = int(torch.randint(1, length + 1, (1,), generator=rng))
             mask[b, keep:] = True
@@ -74,6 +76,9 @@ def main():
     ap.add_argument("--src-len", type=int, default=9)
     ap.add_argument("--tgt-len", type=int, default=7)
     ap.add_argument("--pad", type=int, default=1, help="1: random key padding, 0: none")
+    ap.add_argument("--src-keep", type=float, default=0.0,
+                    help="if > 0: every source keeps this fraction of its keys (instead of --pad)")
+    ap.add_argument("--tgt-keep", type=float, default=0.0, help="the same for the target")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--time", type=int, default=0, help="also time the forward pass this many times")
@@ -86,8 +91,8 @@ def main():
     rng = torch.Generator().manual_seed(args.seed + 1)
     src = torch.rand(args.batch, args.src_len, args.d_model, generator=rng) * 2 - 1
     tgt = torch.rand(args.batch, args.tgt_len, args.d_model, generator=rng) * 2 - 1
-    src_pad = padding(args.batch, args.src_len, rng, args.pad)
-    tgt_pad = padding(args.batch, args.tgt_len, rng, args.pad)
+    src_pad = padding(args.batch, args.src_len, rng, args.pad, args.src_keep)
+    tgt_pad = padding(args.batch, args.tgt_len, rng, args.pad, args.tgt_keep)
     memory, out = run(model, src, tgt, src_pad, tgt_pad)
     tensors = {k: v.detach().contiguous() for k, v in model.state_dict().items()}
     tensors.update({"src": src, "tgt": tgt, "src_key_padding_mask": src_pad,

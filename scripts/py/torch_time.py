@@ -1,0 +1,62 @@
+"""Times PyTorch's nn.Transformer forward pass on a model file written by
+scripts/torch_golden (weights, inputs and masks), with whichever torch the
+running interpreter has, and prints one JSON line: version, BLAS, threads,
+median and all times in ns. vs_torch runs it under each PyTorch it finds."""
+import argparse
+import json
+import os
+import re
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(__file__))
+from xfpy import die, need  # noqa: E402
+
+torch = need("torch", "scripts/setup torch (Debian's 1.13) or scripts/setup torch2 (PyPI's current)")
+need("safetensors", "scripts/setup python")
+from safetensors.torch import load_file  # noqa: E402
+from safetensors import safe_open  # noqa: E402
+from torch_golden import run  # noqa: E402
+
+
+def blas():
+    m = re.search(r"BLAS_INFO=(\w+)", torch.__config__.show())
+    return m.group(1) if m else "unknown"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--model", required=True)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--reps", type=int, default=5)
+    args = ap.parse_args()
+    if not os.path.exists(args.model):
+        die(f"xfbench: --model {args.model}: no such file")
+    t = load_file(args.model)
+    with safe_open(args.model, "pt") as f:
+        heads = int(f.metadata()["heads"])
+    enc = len({k.split(".")[2] for k in t if k.startswith("encoder.layers.")})
+    dec = len({k.split(".")[2] for k in t if k.startswith("decoder.layers.")})
+    d_ff, d_model = t["encoder.layers.0.linear1.weight"].shape
+    torch.set_num_threads(args.threads)
+    model = torch.nn.Transformer(d_model=d_model, nhead=heads, num_encoder_layers=enc,
+                                 num_decoder_layers=dec, dim_feedforward=d_ff, dropout=0.0,
+                                 batch_first=True)
+    model.load_state_dict({k: v for k, v in t.items() if not k.startswith(("src", "tgt", "torch."))})
+    model.eval()
+    for attr in ("enable_nested_tensor", "use_nested_tensor"):  # as torch_golden: every row computed
+        if hasattr(model.encoder, attr):
+            setattr(model.encoder, attr, False)
+    inputs = (t["src"], t["tgt"], t["src_key_padding_mask"], t["tgt_key_padding_mask"])
+    run(model, *inputs)  # warm-up
+    times = []
+    for _ in range(args.reps):
+        t0 = time.perf_counter_ns()
+        run(model, *inputs)
+        times.append(time.perf_counter_ns() - t0)
+    print(json.dumps({"version": torch.__version__, "blas": blas(), "threads": torch.get_num_threads(),
+                      "median_ns": sorted(times)[len(times) // 2], "times_ns": times}))
+
+
+if __name__ == "__main__":
+    main()
