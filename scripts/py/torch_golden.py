@@ -11,7 +11,6 @@ xfbench zeros), and the target keeps its first position, so no causal row
 is fully masked.
 """
 import argparse
-import time
 
 from xfpy import die, need
 
@@ -81,7 +80,6 @@ def main():
     ap.add_argument("--tgt-keep", type=float, default=0.0, help="the same for the target")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--time", type=int, default=0, help="also time the forward pass this many times")
     args = ap.parse_args()
     args.d_ff = args.d_ff or 4 * args.d_model
     if args.d_model % args.heads:
@@ -100,15 +98,6 @@ def main():
                     "torch.output": out.contiguous()})
     meta = {"heads": str(args.heads), "torch_version": torch.__version__,
             "made_by": "scripts/torch_golden", "seed": str(args.seed)}
-    if args.time:
-        times = []
-        for _ in range(args.time + 1):
-            t0 = time.perf_counter()
-            run(model, src, tgt, src_pad, tgt_pad)
-            times.append(time.perf_counter() - t0)
-        times = sorted(times[1:])  # the first call warms up
-        meta["torch_median_ns"] = str(int(times[len(times) // 2] * 1e9))
-        meta["torch_threads"] = str(torch.get_num_threads())
     st_torch.save_file(tensors, args.out, metadata=meta)
 
 

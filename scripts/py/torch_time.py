@@ -12,11 +12,22 @@ import time
 sys.path.insert(0, os.path.dirname(__file__))
 from xfpy import die, need  # noqa: E402
 
-torch = need("torch", "scripts/setup torch (Debian's 1.13) or scripts/setup torch2 (PyPI's current)")
-need("safetensors", "scripts/setup python")
-from safetensors.torch import load_file  # noqa: E402
-from safetensors import safe_open  # noqa: E402
-from torch_golden import run  # noqa: E402
+torch = None
+
+
+def import_torch(threads):
+    """Imports torch with every thread pool it may use capped at threads and
+    pinned like xfbench's: Debian's 1.13 links OpenBLAS as a "generic" BLAS,
+    so torch.set_num_threads(1) does not reach OpenBLAS, which then runs on
+    every core (measured: 494 ms "on 1 thread", 798 ms really on one)."""
+    global torch
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[var] = str(threads)
+    if threads > 1:
+        os.environ.setdefault("OMP_PROC_BIND", "close")
+        os.environ.setdefault("OMP_PLACES", "cores")
+    torch = need("torch", "scripts/setup torch (Debian's 1.13) or scripts/setup torch2 (PyPI's current)")
+    need("safetensors", "scripts/setup python")
 
 
 def blas():
@@ -32,6 +43,12 @@ def main():
     args = ap.parse_args()
     if not os.path.exists(args.model):
         die(f"xfbench: --model {args.model}: no such file")
+    if args.threads < 1:
+        die("xfbench: --threads must be >= 1")
+    import_torch(args.threads)
+    from safetensors.torch import load_file
+    from safetensors import safe_open
+    from torch_golden import run
     t = load_file(args.model)
     with safe_open(args.model, "pt") as f:
         heads = int(f.metadata()["heads"])
