@@ -15,17 +15,22 @@ from xfpy import die, need  # noqa: E402
 torch = None
 
 
-def import_torch(threads):
-    """Imports torch with every thread pool it may use capped at threads and
-    pinned like xfbench's: Debian's 1.13 links OpenBLAS as a "generic" BLAS,
-    so torch.set_num_threads(1) does not reach OpenBLAS, which then runs on
-    every core (measured: 494 ms "on 1 thread", 798 ms really on one)."""
+def import_torch(threads, pin):
+    """Imports torch with every thread pool it may use capped at threads:
+    Debian's 1.13 links OpenBLAS as a "generic" BLAS, so
+    torch.set_num_threads(1) does not reach OpenBLAS, which then runs on
+    every core (measured: 494 ms "on 1 thread", 798 ms really on one).
+    pin: OpenMP threads bound to cores, as xfbench's; else unbound and
+    passive, which OpenBLAS's own pthreads need next to OpenMP's (1.13 on 2
+    threads: 784 ms pinned, 498 ms unpinned and passive)."""
     global torch
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = str(threads)
-    if threads > 1:
-        os.environ.setdefault("OMP_PROC_BIND", "close")
-        os.environ.setdefault("OMP_PLACES", "cores")
+    if pin:
+        os.environ.update(OMP_PROC_BIND="close", OMP_PLACES="cores")
+    else:
+        os.environ.update(OMP_PROC_BIND="false", OMP_WAIT_POLICY="passive")
+        os.environ.pop("OMP_PLACES", None)
     torch = need("torch", "scripts/setup torch (Debian's 1.13) or scripts/setup torch2 (PyPI's current)")
     need("safetensors", "scripts/setup python")
 
@@ -40,12 +45,13 @@ def main():
     ap.add_argument("--model", required=True)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--pin", type=int, default=1, help="1: OpenMP threads bound to cores; 0: unbound, passive")
     args = ap.parse_args()
     if not os.path.exists(args.model):
         die(f"xfbench: --model {args.model}: no such file")
     if args.threads < 1:
         die("xfbench: --threads must be >= 1")
-    import_torch(args.threads)
+    import_torch(args.threads, args.pin)
     from safetensors.torch import load_file
     from safetensors import safe_open
     from torch_golden import run
@@ -72,6 +78,7 @@ def main():
         run(model, *inputs)
         times.append(time.perf_counter_ns() - t0)
     print(json.dumps({"version": torch.__version__, "blas": blas(), "threads": torch.get_num_threads(),
+                      "pinned": args.pin,
                       "median_ns": sorted(times)[len(times) // 2], "times_ns": times}))
 
 
