@@ -10,6 +10,7 @@
 
 #include "app.h"
 #include "best.h"
+#include "compare.h"
 #include "grid.h"
 #include "model_file.h"
 #include "peak.h"
@@ -429,6 +430,7 @@ static int cmd_bench(const xf_options *o, const xf_machine *m, int breakdown)
 int xf_main(int argc, char **argv)
 {
     prog = basename(argv[0]);
+    if (argc >= 2 && !strcmp(argv[1], "compare")) return xf_compare_main(argc - 2, argv + 2);
     xf_options o;
     xf_options_parse(argc, argv, &o);
     if (o.help) {

@@ -142,6 +142,8 @@ void xf_usage(const char *command)
              "  bench    check, then time; print GFLOP/s and GB/s; --csv FILE appends rows\n"
              "  forward  the whole encoder-decoder pass: check, time, per-stage breakdown\n"
              "  peak     measure this machine's FMA peak and memory bandwidth (cached for bench)\n"
+             "  compare  A.csv B.csv [--fail-below R]: per-case speedup of run B over run A, geometric\n"
+             "           means per stage and variant; exit 1 if one is below R\n"
              "environment: XFBENCH_MAX_ISA=scalar|avx2|avx512 caps the SIMD families used");
         return;
     }
