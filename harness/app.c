@@ -319,7 +319,7 @@ static int bench_instance(xf_instance *in, entry *es, int n, const xf_options *o
         if (!r.passed) {
             // Never a speed for a wrong result.
             printf("%-13s %-24s %-44s FAILED CHECK, not timed: %s\n", xf_stage_name(s), e->r.name, desc, r.why);
-            if (csv) xf_csv_row(csv, in, e->r.name, e->cflags, o->threads, &r, NULL, e->r.prepare_ns, -1, m);
+            if (csv) xf_csv_row(csv, in, e->r.name, e->cflags, o->threads, &r, NULL, e->r.prepare_ns, -1, m, NULL);
             failed = 1;
             xf_runner_release(&e->r);
             continue;
@@ -332,7 +332,8 @@ static int bench_instance(xf_instance *in, entry *es, int n, const xf_options *o
                tm.spread_pct, in->flops / tm.median_ns, in->bytes / tm.median_ns, pct,
                e->r.prepare_ns / 1e6, r.worst_ratio);
         if (breakdown) print_breakdown(e, &tm);
-        if (csv) xf_csv_row(csv, in, e->r.name, e->cflags, o->threads, &r, &tm, e->r.prepare_ns, pct, m);
+        if (csv) xf_csv_row(csv, in, e->r.name, e->cflags, o->threads, &r, &tm, e->r.prepare_ns, pct, m,
+                           e->r.v ? NULL : &e->r.ex);
         xf_runner_release(&e->r);
     }
     return failed;

@@ -1,4 +1,5 @@
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -61,5 +62,11 @@ void xf_machine_read(xf_machine *m)
     snprintf(m->commit, sizeof m->commit, "%s", XF_GIT_COMMIT);
     time_t now = time(NULL);
     strftime(m->date, sizeof m->date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    const char *host = getenv("XFBENCH_HOST");
+    if (host && *host) snprintf(m->host, sizeof m->host, "%s", host);
+    else if (gethostname(m->host, sizeof m->host) != 0) snprintf(m->host, sizeof m->host, "unknown");
+    m->host[sizeof m->host - 1] = '\0';
+    for (char *c = m->host; *c; c++) // a CSV field: no separators or quotes
+        if (*c == ',' || *c == '"' || *c == '\n') *c = '_';
     m->mem_available = read_mem_available();
 }

@@ -8,6 +8,7 @@ typedef struct {
     char compiler[64];
     char commit[64];
     char date[32];      // of this run, UTC, ISO 8601
+    char host[64];      // $XFBENCH_HOST, else the host name: merges sweeps of several machines
     double mem_available; // bytes the kernel says are available now
 } xf_machine;
 

@@ -54,7 +54,8 @@ void xf_case_options(const xf_case *c, char *buf, size_t size)
 static const char HEADER[] =
     "stage,variant,batch,heads,dk,seq_q,seq_k,d_model,d_ff,layers,n,k,relu,pad,causal,"
     "threads,reps,median_ns,min_ns,spread_pct,prepare_ns,gflops,gbps,pct_peak,"
-    "max_abs_err,max_rel_err,nmse,err_over_bound,passed,cpu,isa,compiler,cflags,commit,date\n";
+    "max_abs_err,max_rel_err,nmse,err_over_bound,passed,cpu,isa,compiler,cflags,commit,date,"
+    "stage_ms,host\n";
 
 FILE *xf_csv_open(const char *path)
 {
@@ -67,7 +68,7 @@ FILE *xf_csv_open(const char *path)
 
 void xf_csv_row(FILE *f, const xf_instance *in, const char *variant, const char *cflags,
                 int threads, const xf_check_result *chk, const xf_timing *t, double prepare_ns,
-                double pct_peak, const xf_machine *m)
+                double pct_peak, const xf_machine *m, const xf_exec *ex)
 {
     const xf_case *c = &in->c;
     int lin = c->stage == XF_LINEAR;
@@ -83,7 +84,15 @@ void xf_csv_row(FILE *f, const xf_instance *in, const char *variant, const char 
     } else {
         fputs(",,,,,,,,", f);
     }
-    fprintf(f, "%.4g,%.4g,%.4g,%.4g,%d,\"%s\",\"%s\",\"%s\",\"%s\",%s,%s\n", chk->max_abs,
+    fprintf(f, "%.4g,%.4g,%.4g,%.4g,%d,\"%s\",\"%s\",\"%s\",\"%s\",%s,%s,", chk->max_abs,
             chk->max_rel, chk->nmse, chk->worst_ratio, chk->passed, m->cpu, m->isa, m->compiler,
             cflags, m->commit, m->date);
+    // Compound stages: mean ms per pass in each primitive stage, e.g.
+    // "linear=445.1;attention=94.8" (what the forward plot stacks).
+    for (int s = 0, first = 1; ex && t && s < XF_FIRST_COMPOUND; s++)
+        if (ex->stage_calls[s]) {
+            fprintf(f, "%s%s=%.4f", first ? "" : ";", xf_stage_name((xf_stage)s), ex->stage_ns[s] / t->reps / 1e6);
+            first = 0;
+        }
+    fprintf(f, ",%s\n", m->host);
 }

@@ -20,6 +20,6 @@ FILE *xf_csv_open(const char *path);
 // pct_peak < 0: unknown, left empty.
 void xf_csv_row(FILE *f, const xf_instance *in, const char *variant, const char *cflags,
                 int threads, const xf_check_result *chk, const xf_timing *t, double prepare_ns,
-                double pct_peak, const xf_machine *m);
+                double pct_peak, const xf_machine *m, const xf_exec *ex);
 
 #endif

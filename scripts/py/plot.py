@@ -1,0 +1,275 @@
+"""Plots from xfbench CSVs (bench --csv, scripts/sweep): GFLOP/s against seq
+(a panel per dk), heads and dk; speedup over naive and over the blas peer;
+a roofline with the machine's measured roofs; forward time by stage; and
+throughput against threads. PNG and SVG of each into --out. Only rows that
+passed their check are plotted. Run with /usr/bin/python3 (Debian's
+matplotlib): scripts/plot FILE.csv [FILE.csv ...] [--out DIR]."""
+import argparse
+import csv
+import math
+import os
+import statistics
+import sys
+from collections import defaultdict
+
+NEED = ("stage", "variant", "batch", "heads", "dk", "seq_q", "seq_k", "n", "k", "layers", "threads",
+        "median_ns", "gflops", "gbps", "pct_peak", "passed", "cpu", "compiler", "commit")
+MEMORY_BOUND = ("embed", "softmax", "add_layernorm")
+
+
+def die(message):
+    print(f"plot: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+try:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+except ImportError:
+    die("matplotlib is missing: scripts/setup plot (Debian's python3-matplotlib, for /usr/bin/python3)")
+
+
+def load(paths):
+    rows = []
+    for path in paths:
+        try:
+            with open(path, newline="") as f:
+                reader = csv.DictReader(f)
+                if not reader.fieldnames:
+                    die(f"{path}: empty file")
+                missing = [c for c in NEED if c not in reader.fieldnames]
+                if missing:
+                    die(f"{path}: not an xfbench CSV (no column {', '.join(missing)})")
+                got = list(reader)
+        except OSError as e:
+            die(f"{path}: {e.strerror}")
+        except csv.Error as e:
+            die(f"{path}: malformed CSV: {e}")
+        for i, r in enumerate(got, 2):
+            if None in r or any(v is None for v in r.values()):
+                die(f"{path}:{i}: the row has a different number of fields than the header")
+            if r["passed"] not in ("0", "1"):
+                die(f"{path}:{i}: passed is '{r['passed']}', not 0 or 1")
+        rows += got
+    if not rows:
+        die("no rows in " + ", ".join(paths))
+    good = [r for r in rows if r["passed"] == "1" and r["gflops"]]
+    if not good:
+        die("no row passed its check: nothing to plot")
+    for r in good:
+        for col in ("gflops", "gbps", "median_ns"):
+            try:
+                r[col] = float(r[col])
+            except ValueError:
+                die(f"a row's {col} is '{r[col]}', not a number")
+        r["pct_peak"] = float(r["pct_peak"]) if r["pct_peak"] else None
+    return good, len(rows) - len(good)
+
+
+def caption(rows):
+    def one(col):
+        vals = sorted({r[col] for r in rows})
+        return vals[0] if len(vals) == 1 else f"{len(vals)} {col}s ({', '.join(vals[:3])}{', ...' if len(vals) > 3 else ''})"
+    hosts = sorted({r.get("host", "") for r in rows} - {""})
+    return (f"{one('cpu')} | {one('compiler')} | commit {one('commit')}"
+            + (f" | host {', '.join(hosts)}" if hosts else "") + " | checked rows only")
+
+
+def label(r, multi_host):
+    return r["variant"] + (f" @{r.get('host')}" if multi_host else "")
+
+
+def med(values):
+    return statistics.median(values)
+
+
+def save(fig, out, name, rows, made):
+    fig.text(0.5, 0.005, caption(rows), ha="center", va="bottom", fontsize=7)
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    for ext in ("png", "svg"):
+        path = os.path.join(out, f"{name}.{ext}")
+        fig.savefig(path, dpi=110)
+        made.append(path)
+    plt.close(fig)
+
+
+def series(rows, xcol, fixed, multi_host):
+    """{label: {x: median gflops}} over rows, grouped by the fixed columns."""
+    s = defaultdict(lambda: defaultdict(list))
+    for r in rows:
+        s[label(r, multi_host)][int(r[xcol])].append(r["gflops"])
+    return {k: {x: med(v) for x, v in d.items()} for k, d in s.items() if len(d) > 1}
+
+
+def line_panels(rows, xcol, title, out, name, made, multi_host, logx=True):
+    """GFLOP/s against xcol, one line per variant, one panel per value of
+    the other shape columns (dk for the seq sweep), which must not vary
+    along a line."""
+    groups = defaultdict(list)
+    for r in rows:
+        key = tuple((c, r[c]) for c in ("stage", "batch", "heads", "dk", "seq_q", "seq_k", "n", "k", "threads", "pad",
+                                        "causal")
+                    if c != xcol and (c != "seq_k" or xcol != "seq_q"))
+        groups[key].append(r)
+    panels = [(k, g) for k, g in groups.items() if len({r[xcol] for r in g}) > 1]
+    if not panels:
+        return
+    panels.sort(key=lambda kg: tuple(int(v) if v.isdigit() else v for _, v in kg[0]))
+    fig, axes = plt.subplots(1, len(panels), figsize=(max(7, 5 * len(panels)), 4.3), squeeze=False)
+    for ax, (key, g) in zip(axes[0], panels):
+        for lab, pts in sorted(series(g, xcol, key, multi_host).items()):
+            xs = sorted(pts)
+            ax.plot(xs, [pts[x] for x in xs], marker="o", label=lab)
+        k = dict(key)
+        ax.set_title(f"{k['stage']}: " + ", ".join(f"{c}={v}" for c, v in k.items()
+                                                   if c not in ("stage", "pad", "causal") and v != "0"), fontsize=8)
+        ax.set_xlabel({"seq_q": "sequence length (tokens)", "heads": "heads", "dk": "head dimension dk",
+                       "threads": "threads"}[xcol])
+        ax.set_ylabel("GFLOP/s (dense count)")
+        if logx:
+            ax.set_xscale("log", base=2)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.suptitle(title)
+    save(fig, out, name, rows, made)
+
+
+def speedups(rows, base, out, made, multi_host):
+    """Speedup of every variant over `base` (naive or blas) on the cases
+    where both ran: time(base) / time(variant)."""
+    by_case = defaultdict(dict)
+    for r in rows:
+        case = (r["stage"], r["batch"], r["heads"], r["dk"], r["seq_q"], r["seq_k"], r["n"], r["k"], r["layers"],
+                r["threads"], r.get("host", ""))
+        by_case[case].setdefault(r["variant"], []).append(r["median_ns"])
+    cases = [(c, v) for c, v in by_case.items() if base in v and len(v) > 1]
+    if not cases:
+        return
+    cases.sort()
+    names = sorted({n for _, v in cases for n in v if n != base})
+    fig, ax = plt.subplots(figsize=(max(6, 0.9 * len(cases) + 2), 4.5))
+    width = 0.8 / max(1, len(names))
+    for i, n in enumerate(names):
+        xs, ys = [], []
+        for j, (c, v) in enumerate(cases):
+            if n in v:
+                xs.append(j + i * width)
+                ys.append(med(v[base]) / med(v[n]))
+        ax.bar(xs, ys, width, label=n)
+    ax.set_xticks([j + 0.4 - width / 2 for j in range(len(cases))])
+    ax.set_xticklabels([f"{c[0]}\n" + (f"m={int(c[1]) * int(c[4])} n={c[6]} k={c[7]}" if c[0] == "linear"
+                                       else f"h={c[2]} dk={c[3]} s={c[4]}") + f"\n{c[9]} thr" for c, _ in cases],
+                       fontsize=6)
+    ax.axhline(1.0, color="black", lw=0.8)
+    ax.set_yscale("log")
+    ax.set_ylabel(f"speedup over {base} (time ratio, log scale)")
+    ax.legend(fontsize=7, ncol=2)
+    ax.grid(axis="y", alpha=0.3)
+    fig.suptitle(f"Speedup over {base} on the cases where both ran")
+    save(fig, out, f"speedup_vs_{base}", rows, made)
+
+
+def roofline(rows, out, made, multi_host):
+    """Arithmetic intensity (FLOP per byte of compulsory traffic) against
+    GFLOP/s, 1-thread rows, with the roofs the rows' own %peak imply (the
+    peak xfbench measured: FMA for compute-bound stages, triad for the
+    memory-bound ones)."""
+    one = [r for r in rows if r["threads"] == "1" and r["gbps"] > 0]
+    flops_roof = [r["gflops"] * 100 / r["pct_peak"] for r in one
+                  if r["pct_peak"] and r["stage"] not in MEMORY_BOUND]
+    bw_roof = [r["gbps"] * 100 / r["pct_peak"] for r in one if r["pct_peak"] and r["stage"] in MEMORY_BOUND]
+    if not bw_roof:  # no memory-bound rows: the triad xfbench cached on this machine, if any
+        cache = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "xfbench", "peak.txt")
+        try:
+            with open(cache) as f:
+                f.readline()
+                bw_roof = [float(f.readline().split()[3])]
+        except (OSError, IndexError, ValueError):
+            pass
+    if not one or not flops_roof:
+        return
+    fig, ax = plt.subplots(figsize=(7, 5))
+    peak = med(flops_roof)
+    ais = [r["gflops"] / r["gbps"] for r in one]
+    lo, hi = min(ais) / 2, max(ais) * 2
+    if bw_roof:
+        bw = med(bw_roof)
+        xs = [lo * (hi / lo) ** (i / 100) for i in range(101)]
+        ax.plot(xs, [min(peak, bw * x) for x in xs], color="black", lw=1.2,
+                label=f"roofs: {peak:.0f} GFLOP/s FMA, {bw:.1f} GB/s triad (measured)")
+    else:
+        ax.axhline(peak, color="black", lw=1.2, label=f"FMA roof {peak:.0f} GFLOP/s (measured)")
+    marks = "os^vD<>p*hX"
+    for i, st in enumerate(sorted({r["stage"] for r in one})):
+        pts = [r for r in one if r["stage"] == st]
+        ax.scatter([r["gflops"] / r["gbps"] for r in pts], [r["gflops"] for r in pts], s=14,
+                   marker=marks[i % len(marks)], label=st, alpha=0.7)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("arithmetic intensity (FLOP per byte of compulsory traffic)")
+    ax.set_ylabel("GFLOP/s (dense count), 1 thread")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=7)
+    fig.suptitle("Roofline, every checked 1-thread row")
+    save(fig, out, "roofline", rows, made)
+
+
+def forward_stages(rows, out, made, multi_host):
+    """Forward-pass time per pass, stacked by primitive stage (stage_ms)."""
+    fw = [r for r in rows if r["stage"] == "forward" and r.get("stage_ms")]
+    if not fw:
+        return
+    bars = defaultdict(lambda: defaultdict(list))
+    for r in fw:
+        bar = f"{label(r, multi_host)}\nseq {r['seq_q']}, {r['threads']} thr"
+        for part in r["stage_ms"].split(";"):
+            st, ms = part.split("=")
+            bars[bar][st].append(float(ms))
+    names = sorted(bars)
+    stages = [s for s in ("embed", "linear", "attention", "add_layernorm") if any(s in bars[n] for n in names)]
+    fig, ax = plt.subplots(figsize=(max(6, 0.8 * len(names) + 2), 4.5))
+    bottom = [0.0] * len(names)
+    for st in stages:
+        hs = [med(bars[n][st]) if st in bars[n] else 0.0 for n in names]
+        ax.bar(range(len(names)), hs, bottom=bottom, label=st)
+        bottom = [b + h for b, h in zip(bottom, hs)]
+    ax.set_xticks(range(len(names)))
+    ax.set_xticklabels(names, fontsize=6)
+    ax.set_ylabel("ms per forward pass")
+    ax.legend(fontsize=7)
+    ax.grid(axis="y", alpha=0.3)
+    fig.suptitle("Forward pass time by stage")
+    save(fig, out, "forward_stages", rows, made)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("csv", nargs="+")
+    ap.add_argument("--out", default="plots", help="directory for the PNG and SVG files")
+    args = ap.parse_args()
+    rows, failed = load(args.csv)
+    os.makedirs(args.out, exist_ok=True)
+    multi_host = len({r.get("host", "") for r in rows}) > 1
+    made = []
+    att = [r for r in rows if r["stage"] == "attention"]
+    line_panels(att, "seq_q", "Attention: GFLOP/s against sequence length (a panel per dk)", args.out,
+                "attention_vs_seq", made, multi_host)
+    line_panels(att, "heads", "Attention: GFLOP/s against heads", args.out, "attention_vs_heads", made,
+                multi_host)
+    line_panels(att, "dk", "Attention: GFLOP/s against dk", args.out, "attention_vs_dk", made, multi_host)
+    speedups(rows, "naive", args.out, made, multi_host)
+    speedups(rows, "blas", args.out, made, multi_host)
+    roofline(rows, args.out, made, multi_host)
+    forward_stages(rows, args.out, made, multi_host)
+    line_panels([r for r in rows if r["stage"] in ("linear", "attention")], "threads",
+                "Throughput against threads (pinned)", args.out, "threads", made, multi_host, logx=False)
+    if not made:
+        die("the rows hold no sweep to plot (each plot needs a parameter that varies)")
+    for path in made:
+        print(path)
+    print(f"plot: {len(made) // 2} plots from {len(rows)} checked rows ({failed} rows that failed or have no time left out)")
+
+
+if __name__ == "__main__":
+    main()
