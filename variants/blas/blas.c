@@ -3,10 +3,13 @@
 // rows pre-filled with the bias (beta = 1), then a ReLU pass if asked;
 // attention is two sgemm calls per batch and head around the best softmax
 // row this build and CPU offer (avx512, else avx2, else naive).
+#define _GNU_SOURCE // sched_setaffinity, cpu_set_t
 #include <cblas.h>
 #include <math.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../isa/isa.h"
 #include "../naive/naive.h"
@@ -97,9 +100,31 @@ static void attention(const void *args, void *ctx)
     }
 }
 
+// OpenBLAS's own (exported, not in cblas.h) thread-pool controls.
 void openblas_set_num_threads(int num_threads);
+int blas_thread_init(void);
+int blas_thread_shutdown_(void);
 
-static void set_threads(int n) { openblas_set_num_threads(n); }
+// OpenBLAS (the pthreads build) starts its workers from the main thread,
+// which xfbench's pinning (OMP_PROC_BIND=close) may already have bound to
+// the first core: every worker inherits that core, and "2 threads" run on
+// one (measured: linear 99 GFLOP/s pinned, 201 unpinned). So the pool is
+// restarted while the calling thread may run on every online CPU, then the
+// caller's binding is put back.
+static void set_threads(int n)
+{
+    cpu_set_t bound, all;
+    const int rebind = sched_getaffinity(0, sizeof bound, &bound) == 0;
+    if (rebind) {
+        CPU_ZERO(&all);
+        for (long c = 0; c < sysconf(_SC_NPROCESSORS_ONLN) && c < CPU_SETSIZE; c++) CPU_SET(c, &all);
+        (void)sched_setaffinity(0, sizeof all, &all); // refused: the pool keeps the caller's binding
+    }
+    blas_thread_shutdown_();
+    openblas_set_num_threads(n);
+    blas_thread_init();
+    if (rebind) (void)sched_setaffinity(0, sizeof bound, &bound);
+}
 
 static const xf_variant variants[] = {
     {.stage = XF_LINEAR, .family = "blas", .name = "blas", .math_ulp = 1.0, .run = linear,
