@@ -97,6 +97,10 @@ static inline xv xv_exp(xv x)
 // The same with A as MR rows of stride XF_UK_ROWS_LDA (a score tile).
 void xf_avx2_gemm_ukernel_rows(int kc, const float *a, const float *b, float *c, int ldc, int init,
                               const float *bias, int relu);
+// The same with A as MR rows of run-time stride lda (the GEMM's unpacked
+// row panels).
+void xf_avx2_gemm_ukernel_lda(int kc, const float *a, long lda, const float *b, float *c, int ldc, int init,
+                            const float *bias, int relu);
 void xf_avx2_gemm_ukernel(int kc, const float *a, const float *b, float *c, int ldc, int init,
                           const float *bias, int relu);
 

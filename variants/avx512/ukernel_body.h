@@ -30,7 +30,7 @@
 
 // c is (6,64) with row stride ldc; a holds (6,kc) as XF_UK_A lays it out; b is
 // packed (kc,64).
-void XF_UK_NAME(int kc, const float *a, const float *b, float *c, int ldc, int init,
+void XF_UK_NAME(int kc, const float *a, XF_UK_LDA_ARG const float *b, float *c, int ldc, int init,
                 const float *bias, int relu)
 {
     ROWS(DECLARE)

@@ -1,11 +1,10 @@
-// Threaded linear, BLIS-style: the team shares each packed A block (MC rows
-// of the SIMD GEMM: 96 for avx512, 192 for avx2, by KC = 512 columns) and
-// splits the B panels (64 or 16 columns) among the threads: the block is
-// packed by the team, panel by panel, then every thread multiplies it into
-// its panels. Packing A per thread-private tile instead cost about 10% at
-// 96 x 256 tiles (each tile repacks its rows). Each thread keeps the same
-// panels for every block (static schedule), so its share of B stays in its
-// own L2 across row blocks when it fits.
+// Threaded linear, BLIS-style: the team shares each A block (MC rows of the
+// SIMD GEMM: 96 for avx512, 192 for avx2, by KC = 512 columns; whole MR-row
+// panels read in place, a ragged last panel packed once) and splits the B
+// panels (64 or 16 columns) among the threads. Per-thread tiles that each
+// packed their own rows of A cost about 10% at 96 x 256 tiles. Each thread
+// keeps the same panels for every block (static schedule), so its share of
+// B stays in its own L2 across row blocks when it fits.
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,7 +12,7 @@
 
 typedef struct {
     const xf_simd_kernels *k;
-    float *bp, *bias, *ap; // ap: the shared packed A block
+    float *bp, *bias, *ap; // ap: the ragged last panel of an A block, packed
     int threads;
 } linear_ctx;
 
@@ -63,19 +62,18 @@ void xf_omp_linear_run(const void *args, void *ctx)
         const int kc = a->k - k0 < kc_max ? a->k - k0 : kc_max;
         for (int m0 = 0; m0 < a->m; m0 += mc_max) {
             const int mc = a->m - m0 < mc_max ? a->m - m0 : mc_max;
-            const int a_panels = (mc + mr - 1) / mr;
-            // The barrier after this loop publishes the block; the one
-            // after the next keeps it until every thread is done with it.
-#pragma omp for schedule(static)
-            for (int q = 0; q < a_panels; q++) {
-                const int rows = mc - q * mr < mr ? mc - q * mr : mr;
-                k->pack_a(a->x + (size_t)(m0 + q * mr) * a->k + k0, a->k, rows, kc,
-                          l->ap + (size_t)q * kc * mr);
+            const int whole = mc / mr * mr;
+            // The ragged panel's packing is published by the barrier after
+            // it, and kept until every thread is done by the one after the
+            // panel loop.
+            if (whole < mc) {
+#pragma omp single
+                k->pack_a(a->x + (size_t)(m0 + whole) * a->k + k0, a->k, mc - whole, kc, l->ap);
             }
 #pragma omp for schedule(static)
             for (int p = 0; p < panels; p++)
-                k->gemm_block(mc, a->n, kc, l->ap, l->bp, a->k, k0, p, p + 1, l->bias, a->relu, k0 == 0,
-                              k0 + kc == a->k, a->y + (size_t)m0 * a->n, a->n);
+                k->gemm_block(mc, a->n, kc, a->x + (size_t)m0 * a->k + k0, a->k, l->ap, l->bp, a->k, k0, p, p + 1,
+                              l->bias, a->relu, k0 == 0, k0 + kc == a->k, a->y + (size_t)m0 * a->n, a->n);
         }
     }
 }

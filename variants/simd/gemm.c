@@ -68,22 +68,30 @@ void XF_FN(pack_a)(const float *a, int lda, int mc, int kc, float *ap)
     }
 }
 
-// An edge tile goes through a full-size tile on the stack.
-static void edge_tile(int kc, const float *ap, const float *bp, float *c, int ldc, int rows,
+// An edge tile goes through a full-size tile on the stack. A is packed
+// [kc][MR] (lda 0) or MR rows of stride lda.
+static void edge_tile(int kc, const float *a, long lda, const float *bp, float *c, int ldc, int rows,
                       int cols, int init, const float *bias, int relu)
 {
     float t[XF_GEMM_MR * XF_GEMM_NR];
     if (!init)
         for (int i = 0; i < rows; i++) memcpy(t + i * XF_GEMM_NR, c + (size_t)i * ldc, (size_t)cols * sizeof(float));
-    XF_FN(gemm_ukernel)(kc, ap, bp, t, XF_GEMM_NR, init, bias, relu);
+    if (lda)
+        XF_FN(gemm_ukernel_lda)(kc, a, lda, bp, t, XF_GEMM_NR, init, bias, relu);
+    else
+        XF_FN(gemm_ukernel)(kc, a, bp, t, XF_GEMM_NR, init, bias, relu);
     for (int i = 0; i < rows; i++) memcpy(c + (size_t)i * ldc, t + i * XF_GEMM_NR, (size_t)cols * sizeof(float));
 }
 
-// One packed A block against B panels p0..p1: c (mc rows, panels from p0)
-// += or = the block (mc,kc) times the panels' rows k0..k0+kc. first: C
-// starts from the bias (or 0), not from C; last: apply ReLU.
-void XF_FN(gemm_block)(int mc, int n, int kc, const float *ap, const float *bp, int k, int k0, int p0,
-                       int p1, const float *bias, int relu, int first, int last, float *c, int ldc)
+// One block of A against B panels p0..p1: c (mc rows, panels from p0) +=
+// or = the block (mc,kc) times the panels' rows k0..k0+kc. Whole MR-row
+// panels of A are read in place (a, row stride lda: no packing, which cost
+// up to 10% where N is small, e.g. FFN2's 512 columns); the ragged last
+// panel, if any, comes packed in ap_tail. first: C starts from the bias (or
+// 0), not from C; last: apply ReLU.
+void XF_FN(gemm_block)(int mc, int n, int kc, const float *a, int lda, const float *ap_tail,
+                       const float *bp, int k, int k0, int p0, int p1, const float *bias, int relu,
+                       int first, int last, float *c, int ldc)
 {
     for (int p = p0; p < p1; p++) {
         const float *b = bp + ((size_t)p * k + k0) * XF_GEMM_NR;
@@ -92,11 +100,13 @@ void XF_FN(gemm_block)(int mc, int n, int kc, const float *ap, const float *bp, 
         for (int q = 0; q * XF_GEMM_MR < mc; q++) {
             const int rows = mc - q * XF_GEMM_MR < XF_GEMM_MR ? mc - q * XF_GEMM_MR : XF_GEMM_MR;
             float *cc = c + (size_t)q * XF_GEMM_MR * ldc + (size_t)p * XF_GEMM_NR;
-            const float *a = ap + (size_t)q * kc * XF_GEMM_MR;
+            const float *aq = a + (size_t)q * XF_GEMM_MR * lda;
             if (rows == XF_GEMM_MR && cols == XF_GEMM_NR)
-                XF_FN(gemm_ukernel)(kc, a, b, cc, ldc, first, bb, relu && last);
+                XF_FN(gemm_ukernel_lda)(kc, aq, lda, b, cc, ldc, first, bb, relu && last);
+            else if (rows == XF_GEMM_MR)
+                edge_tile(kc, aq, lda, b, cc, ldc, rows, cols, first, bb, relu && last);
             else
-                edge_tile(kc, a, b, cc, ldc, rows, cols, first, bb, relu && last);
+                edge_tile(kc, ap_tail, 0, b, cc, ldc, rows, cols, first, bb, relu && last);
         }
     }
 }
@@ -123,9 +133,10 @@ void XF_FN(gemm)(int m, int n, int k, const float *a, int lda, const float *bp,
         const int kc = k - k0 < KC ? k - k0 : KC;
         for (int m0 = 0; m0 < m; m0 += MC) {
             const int mc = m - m0 < MC ? m - m0 : MC;
-            XF_FN(pack_a)(a + (size_t)m0 * lda + k0, lda, mc, kc, scratch);
-            XF_FN(gemm_block)(mc, n, kc, scratch, bp, k, k0, 0, panels(n, XF_GEMM_NR), bias, relu,
-                              k0 == 0, k0 + kc == k, c + (size_t)m0 * ldc, ldc);
+            const int whole = mc / XF_GEMM_MR * XF_GEMM_MR; // rows read in place
+            if (whole < mc) XF_FN(pack_a)(a + (size_t)(m0 + whole) * lda + k0, lda, mc - whole, kc, scratch);
+            XF_FN(gemm_block)(mc, n, kc, a + (size_t)m0 * lda + k0, lda, scratch, bp, k, k0, 0,
+                              panels(n, XF_GEMM_NR), bias, relu, k0 == 0, k0 + kc == k, c + (size_t)m0 * ldc, ldc);
         }
     }
 }

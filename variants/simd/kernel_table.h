@@ -33,16 +33,16 @@ typedef struct {
     size_t (*gemm_scratch_floats)(void);
     void (*gemm)(int m, int n, int k, const float *a, int lda, const float *bp, const float *bias,
                  int relu, float *c, int ldc, float *scratch);
-    // gemm's loops, for a team sharing one packed A block: its KC, the A
-    // packing (a block of mc <= gemm_mc rows, kc <= KC columns, into
-    // [panels of MR rows][kc][MR]; a team packs a block panel by panel:
-    // rows of MR, at ap + panel * kc * MR), the block against panels
-    // p0..p1 of B, and the k = 0 case.
+    // gemm's loops, for a team sharing one A block (mc <= gemm_mc rows,
+    // kc <= KC columns): its KC, the packing of the block's ragged last
+    // panel (fewer than MR rows, into [kc][MR]), the block against panels
+    // p0..p1 of B (whole MR-row panels read in place), and the k = 0 case.
     int gemm_mr;
     int (*gemm_kc)(void);
     void (*pack_a)(const float *a, int lda, int mc, int kc, float *ap);
-    void (*gemm_block)(int mc, int n, int kc, const float *ap, const float *bp, int k, int k0, int p0,
-                       int p1, const float *bias, int relu, int first, int last, float *c, int ldc);
+    void (*gemm_block)(int mc, int n, int kc, const float *a, int lda, const float *ap_tail, const float *bp,
+                       int k, int k0, int p0, int p1, const float *bias, int relu, int first, int last,
+                       float *c, int ldc);
     void (*gemm_k0)(int m, int n, const float *bias, int relu, float *c, int ldc);
     // Row ranges, with a scratch row each (seq_k or d floats); stream: write
     // the output by streaming stores (decided from the whole output).

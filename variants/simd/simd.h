@@ -23,8 +23,9 @@ void XF_FN(pack_b_kn)(const float *v, int ldv, int k, int n, float *bp);
 // zero rows past mc.
 void XF_FN(pack_a)(const float *a, int lda, int mc, int kc, float *ap);
 // The pieces of gemm a thread team shares out (kernel_table.h).
-void XF_FN(gemm_block)(int mc, int n, int kc, const float *ap, const float *bp, int k, int k0, int p0,
-                       int p1, const float *bias, int relu, int first, int last, float *c, int ldc);
+void XF_FN(gemm_block)(int mc, int n, int kc, const float *a, int lda, const float *ap_tail,
+                       const float *bp, int k, int k0, int p0, int p1, const float *bias, int relu,
+                       int first, int last, float *c, int ldc);
 void XF_FN(gemm_k0)(int m, int n, const float *bias, int relu, float *c, int ldc);
 int XF_FN(gemm_kc)(void);
 // Floats of A-packing scratch gemm needs.

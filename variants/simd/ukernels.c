@@ -4,6 +4,7 @@
 // attention's P V, which so needs no packing of P).
 #include "vec.h"
 
+#define XF_UK_LDA_ARG
 #define XF_UK_NAME XF_FN(gemm_ukernel)
 #define XF_UK_A(i) a[i]
 #define XF_UK_A_STEP XF_GEMM_MR
@@ -19,5 +20,20 @@
 
 #define XF_UK_NAME XF_FN(gemm_ukernel_rows)
 #define XF_UK_A(i) a[(i) * XF_UK_ROWS_LDA]
+#define XF_UK_A_STEP 1
+#include "ukernel_body.h"
+#undef XF_UK_NAME
+#undef XF_UK_A
+#undef XF_UK_A_STEP
+#undef XF_UK_LDA_ARG
+#undef ROWS
+#undef DECLARE
+#undef INIT
+#undef STEP
+#undef STORE
+
+#define XF_UK_LDA_ARG long lda,
+#define XF_UK_NAME XF_FN(gemm_ukernel_lda)
+#define XF_UK_A(i) a[(i) * lda]
 #define XF_UK_A_STEP 1
 #include "ukernel_body.h"
