@@ -48,21 +48,10 @@ void xf_xsmm_plan_tile(const xf_xsmm_plan *p, const float *a, const float *b, fl
             memset(ct + (size_t)j * p->ldc, 0, sizeof(float) * (size_t)(ie ? p->m - i0 : XF_XSMM_BM));
 }
 
-const xf_simd_kernels *xf_xsmm_simd(void)
-{
-#ifdef XF_HAVE_AVX512
-    if (!xf_isa_unavailable(XF_ISA_AVX512)) return &xf_avx512_kernels;
-#endif
-#ifdef XF_HAVE_AVX2
-    if (!xf_isa_unavailable(XF_ISA_AVX2)) return &xf_avx2_kernels;
-#endif
-    return NULL;
-}
-
 const char *xf_xsmm_unavailable(void)
 {
     static int ready;
-    const xf_simd_kernels *k = xf_xsmm_simd();
+    const xf_simd_kernels *k = xf_simd_best_kernels();
     if (!k) return "needs AVX2 or AVX-512 (and the avx2 or avx512 kernels for its softmax)";
     if (!ready) { // tell the JIT the ISA cap before the first dispatch
         libxsmm_init();

@@ -28,9 +28,9 @@ void xf_xsmm_plan_tile(const xf_xsmm_plan *p, const float *a, const float *b, fl
 enum { XF_XSMM_BM = 64, XF_XSMM_BN = 64, XF_XSMM_BK = 64 };
 
 // Where libxsmm may run: the cap of XFBENCH_MAX_ISA (its JIT is told the
-// target) and the SIMD kernels the attention's softmax uses.
+// target) and the SIMD kernels the attention's softmax uses
+// (xf_simd_best_kernels).
 const char *xf_xsmm_unavailable(void);
-const xf_simd_kernels *xf_xsmm_simd(void);
 
 int xf_xsmm_linear_prepare(const void *args, void **ctx);
 void xf_xsmm_linear_run(const void *args, void *ctx);

@@ -1,5 +1,5 @@
 // The omp family's table. Its code is compiled without ISA flags: the
-// vector work happens in the SIMD family xf_omp_kernels() picks at run time.
+// vector work happens in the SIMD family xf_simd_best_kernels() picks at run time.
 #include "omp.h"
 
 static const char *unavailable(void) { return xf_omp_unavailable(); }
@@ -14,7 +14,7 @@ static const char *unavailable(void) { return xf_omp_unavailable(); }
 static const xf_variant variants[] = {
     V(XF_EMBED, "omp", "threads over token chunks; PE table in prepare", xf_omp_embed_prepare,
       xf_omp_embed_run, xf_omp_embed_release),
-    V(XF_LINEAR, "omp", "threads over 96|192-row x 256-column tiles of the SIMD GEMM, weights packed in prepare",
+    V(XF_LINEAR, "omp", "threads split the B panels of each shared A block of the SIMD GEMM, weights packed in prepare",
       xf_omp_linear_prepare, xf_omp_linear_run, xf_omp_linear_release),
     V(XF_SOFTMAX, "omp", "threads over 16-row chunks of the SIMD softmax rows",
       xf_omp_rows_prepare_softmax, xf_omp_softmax_run, xf_omp_rows_release),

@@ -31,7 +31,7 @@ int xf_omp_flash_prepare(const void *args, void **ctx)
     const xf_attention_args *a = args;
     flash_ctx *c = calloc(1, sizeof *c);
     if (!c) return -1;
-    c->k = xf_omp_kernels();
+    c->k = xf_simd_best_kernels();
     c->threads = xf_omp_threads();
     c->kv_floats = c->k->flash_kv_floats(a->seq_k, a->dk);
     c->tiles = c->k->flash_tiles(a->seq_k);

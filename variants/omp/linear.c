@@ -29,7 +29,7 @@ int xf_omp_linear_prepare(const void *args, void **ctx)
     const xf_linear_args *a = args;
     linear_ctx *l = calloc(1, sizeof *l);
     if (!l) return -1;
-    l->k = xf_omp_kernels();
+    l->k = xf_simd_best_kernels();
     l->threads = xf_omp_threads();
     const size_t panels = (size_t)(a->n + l->k->gemm_nr - 1) / l->k->gemm_nr;
     l->bp = aligned_alloc(64, (l->k->packed_b_floats(a->n, a->k) * sizeof(float) + 63) / 64 * 64 + 64);

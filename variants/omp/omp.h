@@ -8,8 +8,8 @@
 
 #include "../simd/kernel_table.h"
 
-// The kernels to run (NULL if no SIMD family can run here) and why not.
-const xf_simd_kernels *xf_omp_kernels(void);
+// Why the family cannot run here (no SIMD kernels may), or NULL; its
+// kernels are then xf_simd_best_kernels().
 const char *xf_omp_unavailable(void);
 // Threads a run will use: omp_get_max_threads() (1 without OpenMP).
 int xf_omp_threads(void);

@@ -19,7 +19,7 @@ static int rows_prepare(size_t row_floats, void **ctx)
 {
     rows_ctx *r = calloc(1, sizeof *r);
     if (!r) return -1;
-    r->k = xf_omp_kernels();
+    r->k = xf_simd_best_kernels();
     r->threads = xf_omp_threads();
     if (xf_omp_buffers_new(&r->rows, r->threads, row_floats) != 0) return free(r), -1;
     *ctx = r;

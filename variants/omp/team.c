@@ -5,23 +5,11 @@
 #include <omp.h>
 #endif
 
-#include "../isa/isa.h"
 #include "omp.h"
-
-const xf_simd_kernels *xf_omp_kernels(void)
-{
-#ifdef XF_HAVE_AVX512
-    if (!xf_isa_unavailable(XF_ISA_AVX512)) return &xf_avx512_kernels;
-#endif
-#ifdef XF_HAVE_AVX2
-    if (!xf_isa_unavailable(XF_ISA_AVX2)) return &xf_avx2_kernels;
-#endif
-    return NULL;
-}
 
 const char *xf_omp_unavailable(void)
 {
-    return xf_omp_kernels() ? NULL : "needs the avx2 or avx512 kernels, which cannot run here";
+    return xf_simd_best_kernels() ? NULL : "needs the avx2 or avx512 kernels, which cannot run here";
 }
 
 int xf_omp_threads(void)

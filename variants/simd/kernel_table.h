@@ -70,4 +70,8 @@ typedef struct {
 extern const xf_simd_kernels xf_avx2_kernels;
 extern const xf_simd_kernels xf_avx512_kernels;
 
+// avx512's table, else avx2's, as far as the CPU and XFBENCH_MAX_ISA
+// allow; NULL if neither may run (best_kernels.c).
+const xf_simd_kernels *xf_simd_best_kernels(void);
+
 #endif
