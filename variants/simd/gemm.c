@@ -1,9 +1,10 @@
 // Blocked GEMM around the family's micro-kernel (BLIS's five loops, less
 // the N loop: B is packed whole, in prepare when it is a weight):
-//   for each KC slice of k: for each MC block of rows: pack that A block,
-//   then for each NR panel of B, for each MR panel of A: micro-kernel.
+//   for each KC slice of k: for each MC block of rows (A read in place, a
+//   ragged last MR panel packed), for each NR panel of B, for each MR
+//   panel of A: micro-kernel.
 // KC = 512: one slice covers d_model 512, so C is written once. MC (rows
-// of the packed A block, per family in vec.h) keeps that block and the B
+// of the A block, per family in vec.h) keeps that block and the B
 // micro-panel it meets (512 x NR floats) together in the 1 MiB L2 of Zen 4.
 // Measured on this machine (linear at seq 512, QKV/FFN1/FFN2): KC 256/384
 // slower or within noise; MC 96 rows best for avx512's 6 x 64 tile (A 192
@@ -48,10 +49,9 @@ void XF_FN(pack_b_kn)(const float *v, int ldv, int k, int n, float *bp)
     }
 }
 
-// a block of mc rows and kc columns -> [panels][kc][MR], zero rows past mc.
-// Whole panels take a branch-free path over MR row pointers: it runs once
-// per A block and tile, and the general loop cost the threaded GEMM's
-// 96 x 256 tiles about 10% (measured, omp linear on 1 thread).
+// a block of mc rows and kc columns -> [panels][kc][MR], zero rows past mc
+// (the GEMM's ragged last panel; the fused attention's Q blocks). Whole
+// panels take a branch-free path over MR row pointers.
 void XF_FN(pack_a)(const float *a, int lda, int mc, int kc, float *ap)
 {
     for (int p = 0; p < panels(mc, XF_GEMM_MR); p++) {

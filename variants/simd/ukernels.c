@@ -1,7 +1,8 @@
-// The family's two GEMM micro-kernels, made from its ukernel_body.h (the
+// The family's GEMM micro-kernels, made from its ukernel_body.h (the
 // register-blocked tile of variants/<isa>/): one reads A packed [k][MR]
-// (the GEMM), one reads A as MR rows of stride XF_UK_ROWS_LDA (the fused
-// attention's P V, which so needs no packing of P).
+// (ragged panels, the fused attention's Q K^T), one A as MR rows of stride
+// XF_UK_ROWS_LDA (the fused attention's P V, which so needs no packing of
+// P), one A as MR rows of a run-time stride (the GEMM's whole panels).
 #include "vec.h"
 
 #define XF_UK_LDA_ARG
