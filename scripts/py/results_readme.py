@@ -27,7 +27,8 @@ def case_of(r):
     s = f"{st} b={r['batch']} h={r['heads']} dk={r['dk']} s={r['seq_q']}"
     if st == "forward":
         s += f" layers={r['layers']}+{r['layers']}"
-    return s + (f" pad={r['pad']}" if st in ("attention", "softmax", "forward") else "")
+    s += f" pad={r['pad']}" if st in ("attention", "softmax", "forward") else ""
+    return s + (" causal" if st in ("attention", "softmax") and r["causal"] == "1" else "")
 
 
 def table(rows):
