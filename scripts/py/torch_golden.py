@@ -18,12 +18,27 @@ torch = need("torch", "scripts/setup torch")
 st_torch = need("safetensors.torch", "scripts/setup python")
 
 
+def transformer(d_model, heads, enc_layers, dec_layers, d_ff):
+    """nn.Transformer as xfbench reads it: batch-first, dropout 0."""
+    return torch.nn.Transformer(d_model=d_model, nhead=heads, num_encoder_layers=enc_layers,
+                                num_decoder_layers=dec_layers, dim_feedforward=d_ff, dropout=0.0,
+                                batch_first=True)
+
+
+def for_inference(model):
+    """Eval mode, and every row computed: the nested-tensor fast path zeroes
+    the encoder outputs of padded positions, which the reference semantics
+    compute like any other row."""
+    model.eval()
+    for attr in ("enable_nested_tensor", "use_nested_tensor"):
+        if hasattr(model.encoder, attr):
+            setattr(model.encoder, attr, False)
+    return model
+
+
 def build(args):
     torch.manual_seed(args.seed)
-    model = torch.nn.Transformer(d_model=args.d_model, nhead=args.heads,
-                                 num_encoder_layers=args.enc_layers,
-                                 num_decoder_layers=args.dec_layers,
-                                 dim_feedforward=args.d_ff, dropout=0.0, batch_first=True)
+    model = transformer(args.d_model, args.heads, args.enc_layers, args.dec_layers, args.d_ff)
     # PyTorch initialises attention biases to 0 and LayerNorm to (1, 0);
     # random values make every parameter matter to the comparison.
     with torch.no_grad():
@@ -34,13 +49,7 @@ def build(args):
                 p.uniform_(0.5, 1.5)
             elif "norm" in name and name.endswith("bias"):
                 p.uniform_(-0.5, 0.5)
-    model.eval()
-    # The nested-tensor fast path zeroes the encoder outputs of padded
-    # positions; the reference semantics compute them like any other row.
-    for attr in ("enable_nested_tensor", "use_nested_tensor"):
-        if hasattr(model.encoder, attr):
-            setattr(model.encoder, attr, False)
-    return model
+    return for_inference(model)
 
 
 def padding(batch, length, rng, pad, keep_fraction=0.0):

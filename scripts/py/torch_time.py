@@ -54,7 +54,7 @@ def main():
     import_torch(args.threads, args.pin)
     from safetensors.torch import load_file
     from safetensors import safe_open
-    from torch_golden import run
+    from torch_golden import for_inference, run, transformer
     t = load_file(args.model)
     with safe_open(args.model, "pt") as f:
         heads = int(f.metadata()["heads"])
@@ -62,14 +62,9 @@ def main():
     dec = len({k.split(".")[2] for k in t if k.startswith("decoder.layers.")})
     d_ff, d_model = t["encoder.layers.0.linear1.weight"].shape
     torch.set_num_threads(args.threads)
-    model = torch.nn.Transformer(d_model=d_model, nhead=heads, num_encoder_layers=enc,
-                                 num_decoder_layers=dec, dim_feedforward=d_ff, dropout=0.0,
-                                 batch_first=True)
+    model = transformer(d_model, heads, enc, dec, d_ff)
     model.load_state_dict({k: v for k, v in t.items() if not k.startswith(("src", "tgt", "torch."))})
-    model.eval()
-    for attr in ("enable_nested_tensor", "use_nested_tensor"):  # as torch_golden: every row computed
-        if hasattr(model.encoder, attr):
-            setattr(model.encoder, attr, False)
+    for_inference(model)
     inputs = (t["src"], t["tgt"], t["src_key_padding_mask"], t["tgt_key_padding_mask"])
     run(model, *inputs)  # warm-up
     times = []
