@@ -11,15 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../isa/isa.h"
 #include "../naive/naive.h"
 
-// From the SIMD families when built; chosen at run time by CPU.
-#ifdef XF_HAVE_AVX512
-void xf_avx512_softmax_row(int n, float *t, float scale, const uint8_t *pad_row, int causal, int i);
-#endif
-#ifdef XF_HAVE_AVX2
-void xf_avx2_softmax_row(int n, float *t, float scale, const uint8_t *pad_row, int causal, int i);
+#if defined(XF_HAVE_AVX512) || defined(XF_HAVE_AVX2)
+#include "../simd/kernel_table.h"
 #endif
 
 typedef void (*softmax_row_fn)(int n, float *t, float scale, const uint8_t *pad_row, int causal, int i);
@@ -30,13 +25,12 @@ static void naive_row(int n, float *t, float scale, const uint8_t *pad_row, int 
     xf_naive_softmax_row(n, t, pad_row, causal, i);
 }
 
+// The best SIMD family's row the CPU allows, else naive's.
 static softmax_row_fn best_softmax_row(void)
 {
-#ifdef XF_HAVE_AVX512
-    if (!xf_isa_unavailable(XF_ISA_AVX512)) return xf_avx512_softmax_row;
-#endif
-#ifdef XF_HAVE_AVX2
-    if (!xf_isa_unavailable(XF_ISA_AVX2)) return xf_avx2_softmax_row;
+#if defined(XF_HAVE_AVX512) || defined(XF_HAVE_AVX2)
+    const xf_simd_kernels *k = xf_simd_best_kernels();
+    if (k) return k->softmax_row;
 #endif
     return naive_row;
 }
