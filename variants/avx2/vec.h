@@ -21,7 +21,7 @@ enum { XV_W = 8 };
 // GEMM micro-tile: 6 rows x 16 columns = 12 ymm accumulators, 2 for the B
 // row, 1 for the broadcast A element: 15 of the 16 registers. Per k step 12
 // FMAs (6 cycles on two FMA pipes) against 2 loads and 6 broadcasts.
-enum { XF_GEMM_MR = 6, XF_GEMM_NR = 16, XF_GEMM_MC = 192 };
+enum { XF_GEMM_MR = 6, XF_GEMM_NR = 16 };
 
 static inline xv xv_load(const float *p) { return _mm256_loadu_ps(p); }
 static inline void xv_store(float *p, xv v) { _mm256_storeu_ps(p, v); }

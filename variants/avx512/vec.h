@@ -23,8 +23,8 @@ enum { XV_W = 16 };
 // FMAs against 4 vector loads and 6 broadcasts. Measured against 14 x 32
 // (28 accumulators, 2 B loads, 14 broadcasts): the same in L1 (112-114
 // GFLOP/s), 3-6% faster in the full GEMM at the Transformer-base shapes
-// (fewer broadcasts, 512 rows split evenly). MC: rows of the A block.
-enum { XF_GEMM_MR = 6, XF_GEMM_NR = 64, XF_GEMM_MC = 96 };
+// (fewer broadcasts, 512 rows split evenly).
+enum { XF_GEMM_MR = 6, XF_GEMM_NR = 64 };
 
 static inline xv xv_load(const float *p) { return _mm512_loadu_ps(p); }
 static inline void xv_store(float *p, xv v) { _mm512_storeu_ps(p, v); }

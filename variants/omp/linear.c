@@ -1,10 +1,11 @@
-// Threaded linear, BLIS-style: the team shares each A block (MC rows of the
-// SIMD GEMM: 96 for avx512, 192 for avx2, by KC = 512 columns; whole MR-row
-// panels read in place, a ragged last panel packed once) and splits the B
-// panels (64 or 16 columns) among the threads. Per-thread tiles that each
-// packed their own rows of A cost about 10% at 96 x 256 tiles. Each thread
-// keeps the same panels for every block (static schedule), so its share of
-// B stays in its own L2 across row blocks when it fits.
+// Threaded linear, BLIS-style: the team shares each A block (the SIMD
+// GEMM's row block, kc <= 2048 columns; whole MR-row panels read in place,
+// a ragged last panel packed once) and each thread takes an even share of
+// the B panels (64 or 16 columns), walked in the GEMM's L2-sized column
+// blocks. A thread keeps the same panels for every row block and k slice,
+// so its share of B and of C is its own. Per-thread tiles that each packed
+// their own rows of A cost about 10% at 96 x 256 tiles. With fewer panels
+// than threads some threads idle (N = 64 on 2+ threads).
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,25 +56,30 @@ void xf_omp_linear_run(const void *args, void *ctx)
         k->gemm_k0(a->m, a->n, l->bias, a->relu, a->y, a->n);
         return;
     }
-    const int mc_max = k->gemm_mc, kc_max = k->gemm_kc(), mr = k->gemm_mr;
+    const int kc_max = k->gemm_kc(), mr = k->gemm_mr;
     const int panels = (a->n + k->gemm_nr - 1) / k->gemm_nr;
 #pragma omp parallel num_threads(l->threads)
-    for (int k0 = 0; k0 < a->k; k0 += kc_max) {
-        const int kc = a->k - k0 < kc_max ? a->k - k0 : kc_max;
-        for (int m0 = 0; m0 < a->m; m0 += mc_max) {
-            const int mc = a->m - m0 < mc_max ? a->m - m0 : mc_max;
-            const int whole = mc / mr * mr;
-            // The ragged panel's packing is published by the barrier after
-            // it, and kept until every thread is done by the one after the
-            // panel loop.
-            if (whole < mc) {
+    {
+        const int t = xf_omp_thread(), nt = xf_omp_team_size();
+        const int pa = (int)((long)panels * t / nt), pz = (int)((long)panels * (t + 1) / nt);
+        for (int k0 = 0; k0 < a->k; k0 += kc_max) {
+            const int kc = a->k - k0 < kc_max ? a->k - k0 : kc_max;
+            const int mc_max = k->gemm_mc(kc), nb = k->gemm_nb(kc);
+            for (int m0 = 0; m0 < a->m; m0 += mc_max) {
+                const int mc = a->m - m0 < mc_max ? a->m - m0 : mc_max;
+                const int whole = mc / mr * mr;
+                // The ragged panel's packing waits until no thread reads
+                // the previous one and is published by the single's barrier.
+                if (whole < mc) {
+#pragma omp barrier
 #pragma omp single
-                k->pack_a(a->x + (size_t)(m0 + whole) * a->k + k0, a->k, mc - whole, kc, l->ap);
+                    k->pack_a(a->x + (size_t)(m0 + whole) * a->k + k0, a->k, mc - whole, kc, l->ap);
+                }
+                for (int p0 = pa; p0 < pz; p0 += nb)
+                    k->gemm_block(mc, a->n, kc, a->x + (size_t)m0 * a->k + k0, a->k, l->ap, l->bp, a->k, k0, p0,
+                                  p0 + nb < pz ? p0 + nb : pz, l->bias, a->relu, k0 == 0, k0 + kc == a->k,
+                                  a->y + (size_t)m0 * a->n, a->n);
             }
-#pragma omp for schedule(static)
-            for (int p = 0; p < panels; p++)
-                k->gemm_block(mc, a->n, kc, a->x + (size_t)m0 * a->k + k0, a->k, l->ap, l->bp, a->k, k0, p, p + 1,
-                              l->bias, a->relu, k0 == 0, k0 + kc == a->k, a->y + (size_t)m0 * a->n, a->n);
         }
     }
 }

@@ -23,6 +23,8 @@ typedef struct {
 int xf_omp_buffers_new(xf_omp_buffers *b, int threads, size_t floats);
 float *xf_omp_buffer(const xf_omp_buffers *b, int thread);
 int xf_omp_thread(void);
+// Threads in the calling team (1 outside a parallel region).
+int xf_omp_team_size(void);
 
 int xf_omp_linear_prepare(const void *args, void **ctx);
 void xf_omp_linear_run(const void *args, void *ctx);

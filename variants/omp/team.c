@@ -30,6 +30,15 @@ int xf_omp_thread(void)
 #endif
 }
 
+int xf_omp_team_size(void)
+{
+#ifdef _OPENMP
+    return omp_get_num_threads();
+#else
+    return 1;
+#endif
+}
+
 int xf_omp_buffers_new(xf_omp_buffers *b, int threads, size_t floats)
 {
     b->stride = (floats + 15) / 16 * 16 + 16;

@@ -26,19 +26,20 @@
 typedef struct {
     const char *family; // "avx512", "avx2"
     int isa;            // xf_isa it needs
-    int gemm_nr, gemm_mc; // columns of a packed B panel; rows of an A block
+    int gemm_nr; // columns of a packed B panel
     // GEMM (variants/simd/gemm.c): B packed [panel][k][NR]; c is (m,n).
     size_t (*packed_b_floats)(int n, int k);
     void (*pack_b_nk)(const float *w, int ldw, int n, int k, float *bp);
     size_t (*gemm_scratch_floats)(void);
     void (*gemm)(int m, int n, int k, const float *a, int lda, const float *bp, const float *bias,
                  int relu, float *c, int ldc, float *scratch);
-    // gemm's loops, for a team sharing one A block (mc <= gemm_mc rows,
-    // kc <= KC columns): its KC, the packing of the block's ragged last
-    // panel (fewer than MR rows, into [kc][MR]), the block against panels
-    // p0..p1 of B (whole MR-row panels read in place), and the k = 0 case.
+    // gemm's loops, for a team sharing one A block (kc <= gemm_kc()
+    // columns, mc <= gemm_mc(kc) rows) and splitting B column blocks of
+    // gemm_nb(kc) panels: the packing of the block's ragged last panel
+    // (fewer than MR rows, into [kc][MR]), the block against panels p0..p1
+    // of B (whole MR-row panels read in place), and the k = 0 case.
     int gemm_mr;
-    int (*gemm_kc)(void);
+    int (*gemm_kc)(void), (*gemm_mc)(int kc), (*gemm_nb)(int kc);
     void (*pack_a)(const float *a, int lda, int mc, int kc, float *ap);
     void (*gemm_block)(int mc, int n, int kc, const float *a, int lda, const float *ap_tail, const float *bp,
                        int k, int k0, int p0, int p1, const float *bias, int relu, int first, int last,

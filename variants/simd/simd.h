@@ -28,6 +28,8 @@ void XF_FN(gemm_block)(int mc, int n, int kc, const float *a, int lda, const flo
                        int first, int last, float *c, int ldc);
 void XF_FN(gemm_k0)(int m, int n, const float *bias, int relu, float *c, int ldc);
 int XF_FN(gemm_kc)(void);
+int XF_FN(gemm_mc)(int kc);
+int XF_FN(gemm_nb)(int kc);
 // Floats of A-packing scratch gemm needs.
 size_t XF_FN(gemm_scratch_floats)(void);
 // c is (m,n) with row stride ldc; a is (m,k) with row stride lda; bias is
