@@ -10,8 +10,9 @@ static const int HEADS[] = {1, 3, 8};
 static const int BATCHES[] = {1, 3};
 // (seq_q, seq_k) pairs for cross-attention, both longer and shorter.
 static const int CROSS[][2] = {{1, 17}, {17, 3}, {113, 17}, {3, 113}};
-// Linear (n, k): tiny, odd, K not a multiple of any vector width, wide.
-static const int NK[][2] = {{1, 1}, {24, 8}, {72, 128}, {192, 64}, {13, 515}};
+// Linear (n, k): tiny, odd, K not a multiple of any vector width, wide,
+// K past the SIMD GEMM's 2048-deep k slices.
+static const int NK[][2] = {{1, 1}, {24, 8}, {72, 128}, {192, 64}, {13, 515}, {13, 2051}};
 
 #define COUNT(a) ((int)(sizeof a / sizeof a[0]))
 
@@ -91,6 +92,11 @@ static void linear(list *l, int full)
     if (!full) { // the Transformer-base shapes, one row each
         xf_case c = shape(l, 1, 8, 64, 3, 3);
         c.n = 2048, c.k = 512, c.relu = 1;
+        push(l, c);
+        // Past the SIMD GEMM's row blocks (1024 rows at k 2048), two k
+        // slices, a ragged row panel and a narrow column panel at once.
+        c = shape(l, 1, 8, 64, 1100, 1100);
+        c.n = 70, c.k = 2051, c.relu = 0;
         push(l, c);
     }
 }

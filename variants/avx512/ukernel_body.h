@@ -4,7 +4,12 @@
 
 // The 24 accumulators are named variables, not an array: gcc keeps an
 // accumulator array in memory and stores it back every k step.
+// XF_UK_ROWS(X), if defined, lists fewer rows (the GEMM's ragged panel).
+#ifdef XF_UK_ROWS
+#define ROWS XF_UK_ROWS
+#else
 #define ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
+#endif
 #define DECLARE(i) __m512 c##i##0, c##i##1, c##i##2, c##i##3;
 #define INIT(i)                                                                              \
     c##i##0 = init ? b0 : _mm512_loadu_ps(c + (long)(i) * ldc);                             \
@@ -28,8 +33,8 @@
     _mm512_storeu_ps(c + (long)(i) * ldc + 32, c##i##2);                                     \
     _mm512_storeu_ps(c + (long)(i) * ldc + 48, c##i##3);
 
-// c is (6,64) with row stride ldc; a holds (6,kc) as XF_UK_A lays it out; b is
-// packed (kc,64).
+// c is (6,64) with row stride ldc (or as many rows as XF_UK_ROWS lists); a
+// holds them by kc as XF_UK_A lays it out; b is packed (kc,64).
 void XF_UK_NAME(int kc, const float *a, XF_UK_LDA_ARG const float *b, float *c, int ldc, int init,
                 const float *bias, int relu)
 {
@@ -47,3 +52,9 @@ void XF_UK_NAME(int kc, const float *a, XF_UK_LDA_ARG const float *b, float *c, 
     const __m512 zero = _mm512_setzero_ps();
     ROWS(STORE)
 }
+
+#undef ROWS
+#undef DECLARE
+#undef INIT
+#undef STEP
+#undef STORE

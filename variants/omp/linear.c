@@ -1,11 +1,11 @@
 // Threaded linear, BLIS-style: the team shares each A block (the SIMD
-// GEMM's row block, kc <= 2048 columns; whole MR-row panels read in place,
-// a ragged last panel packed once) and each thread takes an even share of
-// the B panels (64 or 16 columns), walked in the GEMM's L2-sized column
-// blocks. A thread keeps the same panels for every row block and k slice,
-// so its share of B and of C is its own. Per-thread tiles that each packed
-// their own rows of A cost about 10% at 96 x 256 tiles. With fewer panels
-// than threads some threads idle (N = 64 on 2+ threads).
+// GEMM's row block, kc <= 2048 columns, read in place) and each thread
+// takes an even share of the B panels (64 or 16 columns), walked in the
+// GEMM's L2-sized column blocks. A thread keeps the same panels for every
+// row block and k slice, so its share of B and of C is its own, and the
+// threads never wait for each other inside a run. Per-thread tiles that
+// each packed their own rows of A cost about 10% at 96 x 256 tiles. With
+// fewer panels than threads some threads idle (N = 64 on 2+ threads).
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,7 +13,7 @@
 
 typedef struct {
     const xf_simd_kernels *k;
-    float *bp, *bias, *ap; // ap: the ragged last panel of an A block, packed
+    float *bp, *bias;
     int threads;
 } linear_ctx;
 
@@ -21,7 +21,7 @@ void xf_omp_linear_release(void *ctx)
 {
     linear_ctx *l = ctx;
     if (!l) return;
-    free(l->bp), free(l->bias), free(l->ap);
+    free(l->bp), free(l->bias);
     free(l);
 }
 
@@ -35,8 +35,7 @@ int xf_omp_linear_prepare(const void *args, void **ctx)
     const size_t panels = (size_t)(a->n + l->k->gemm_nr - 1) / l->k->gemm_nr;
     l->bp = aligned_alloc(64, (l->k->packed_b_floats(a->n, a->k) * sizeof(float) + 63) / 64 * 64 + 64);
     if (a->b) l->bias = calloc(panels * l->k->gemm_nr, sizeof(float));
-    l->ap = aligned_alloc(64, l->k->gemm_scratch_floats() * sizeof(float));
-    if (!l->bp || (a->b && !l->bias) || !l->ap) {
+    if (!l->bp || (a->b && !l->bias)) {
         xf_omp_linear_release(l);
         return -1;
     }
@@ -56,7 +55,7 @@ void xf_omp_linear_run(const void *args, void *ctx)
         k->gemm_k0(a->m, a->n, l->bias, a->relu, a->y, a->n);
         return;
     }
-    const int kc_max = k->gemm_kc(), mr = k->gemm_mr;
+    const int kc_max = k->gemm_kc();
     const int panels = (a->n + k->gemm_nr - 1) / k->gemm_nr;
 #pragma omp parallel num_threads(l->threads)
     {
@@ -67,16 +66,8 @@ void xf_omp_linear_run(const void *args, void *ctx)
             const int mc_max = k->gemm_mc(kc), nb = k->gemm_nb(kc);
             for (int m0 = 0; m0 < a->m; m0 += mc_max) {
                 const int mc = a->m - m0 < mc_max ? a->m - m0 : mc_max;
-                const int whole = mc / mr * mr;
-                // The ragged panel's packing waits until no thread reads
-                // the previous one and is published by the single's barrier.
-                if (whole < mc) {
-#pragma omp barrier
-#pragma omp single
-                    k->pack_a(a->x + (size_t)(m0 + whole) * a->k + k0, a->k, mc - whole, kc, l->ap);
-                }
                 for (int p0 = pa; p0 < pz; p0 += nb)
-                    k->gemm_block(mc, a->n, kc, a->x + (size_t)m0 * a->k + k0, a->k, l->ap, l->bp, a->k, k0, p0,
+                    k->gemm_block(mc, a->n, kc, a->x + (size_t)m0 * a->k + k0, a->k, l->bp, a->k, k0, p0,
                                   p0 + nb < pz ? p0 + nb : pz, l->bias, a->relu, k0 == 0, k0 + kc == a->k,
                                   a->y + (size_t)m0 * a->n, a->n);
             }

@@ -7,7 +7,7 @@
 #include "simd.h"
 
 typedef struct {
-    float *s, *kp, *vp, *scratch;
+    float *s, *kp, *vp;
 } attention3_ctx;
 
 void XF_FN(attention3_release)(void *ctx)
@@ -17,7 +17,6 @@ void XF_FN(attention3_release)(void *ctx)
     free(c->s);
     free(c->kp);
     free(c->vp);
-    free(c->scratch);
     free(c);
 }
 
@@ -29,8 +28,7 @@ int XF_FN(attention3_prepare)(const void *args, void **ctx)
     c->s = malloc((size_t)a->seq_q * a->seq_k * sizeof(float));
     c->kp = malloc(XF_FN(packed_b_floats)(a->seq_k, a->dk) * sizeof(float));
     c->vp = malloc(XF_FN(packed_b_floats)(a->dk, a->seq_k) * sizeof(float));
-    c->scratch = malloc(XF_FN(gemm_scratch_floats)() * sizeof(float));
-    if (!c->s || !c->kp || !c->vp || !c->scratch) {
+    if (!c->s || !c->kp || !c->vp) {
         XF_FN(attention3_release)(c);
         return -1;
     }
@@ -49,11 +47,11 @@ void XF_FN(attention3_run)(const void *args, void *ctx)
         for (int h = 0; h < a->heads; h++) {
             const xf_attention_head x = xf_attention_head_at(a, b, h);
             XF_FN(pack_b_nk)(x.k, a->ldk, a->seq_k, a->dk, c->kp);
-            XF_FN(gemm)(a->seq_q, a->seq_k, a->dk, x.q, a->ldq, c->kp, NULL, 0, c->s, a->seq_k, c->scratch);
+            XF_FN(gemm)(a->seq_q, a->seq_k, a->dk, x.q, a->ldq, c->kp, NULL, 0, c->s, a->seq_k);
             for (int i = 0; i < a->seq_q; i++)
                 XF_FN(softmax_row)(a->seq_k, c->s + (size_t)i * a->seq_k, scale, pad, a->causal, i);
             XF_FN(pack_b_kn)(x.v, a->ldv, a->seq_k, a->dk, c->vp);
-            XF_FN(gemm)(a->seq_q, a->dk, a->seq_k, c->s, a->seq_k, c->vp, NULL, 0, x.out, a->ldo, c->scratch);
+            XF_FN(gemm)(a->seq_q, a->dk, a->seq_k, c->s, a->seq_k, c->vp, NULL, 0, x.out, a->ldo);
         }
     }
 }

@@ -3,8 +3,9 @@
 //   k slices of at most KC = 2048: C is read and written once per slice;
 //   row blocks of at most MC rows: the A block (mc x kc) kept in L3;
 //   column blocks of NB panels of B: the B block (kc x NB*NR) kept in L2;
-//   each MR-row panel of A (read in place; a ragged last panel packed)
-//   against each panel of the B block: the micro-kernel.
+//   each MR-row panel of A (read in place, the ragged last one too, by a
+//   kernel with that many rows) against each panel of the B block: the
+//   micro-kernel.
 // Sizes for Zen 4 (32 KiB L1, 1 MiB L2, 32 MiB L3 per CCX): the B block is
 // half the L2 (512 KiB: 4 avx512 panels at kc 512, 1 at kc 2048), the A
 // block a quarter of the L3. The A panel (6 x kc) is reused from L1/L2 by
@@ -40,7 +41,6 @@ int XF_FN(gemm_mc)(int kc)
 static int panels(int n, int width) { return (n + width - 1) / width; }
 
 size_t XF_FN(packed_b_floats)(int n, int k) { return (size_t)panels(n, XF_GEMM_NR) * k * XF_GEMM_NR; }
-size_t XF_FN(gemm_scratch_floats)(void) { return (size_t)XF_GEMM_MR * KC; }
 
 // w is (n,k), row stride ldw; bp is [panels][k][NR].
 void XF_FN(pack_b_nk)(const float *w, int ldw, int n, int k, float *bp)
@@ -69,8 +69,8 @@ void XF_FN(pack_b_kn)(const float *v, int ldv, int k, int n, float *bp)
 }
 
 // a block of mc rows and kc columns -> [panels][kc][MR], zero rows past mc
-// (the GEMM's ragged last panel; the fused attention's Q blocks). Whole
-// panels take a branch-free path over MR row pointers.
+// (the fused attention's Q blocks). Whole panels take a branch-free path
+// over MR row pointers.
 void XF_FN(pack_a)(const float *a, int lda, int mc, int kc, float *ap)
 {
     for (int p = 0; p < panels(mc, XF_GEMM_MR); p++) {
@@ -87,30 +87,31 @@ void XF_FN(pack_a)(const float *a, int lda, int mc, int kc, float *ap)
     }
 }
 
-// An edge tile goes through a full-size tile on the stack. A is packed
-// [kc][MR] (lda 0) or MR rows of stride lda.
-static void edge_tile(int kc, const float *a, long lda, const float *bp, float *c, int ldc, int rows,
-                      int cols, int init, const float *bias, int relu)
+// The micro-kernel for `rows` rows of A (stride lda), 1..MR.
+static xf_ukernel_lda_fn *const row_kernel[XF_GEMM_MR + 1] = {
+    NULL, XF_FN(gemm_ukernel_lda1), XF_FN(gemm_ukernel_lda2), XF_FN(gemm_ukernel_lda3),
+    XF_FN(gemm_ukernel_lda4), XF_FN(gemm_ukernel_lda5), XF_FN(gemm_ukernel_lda)};
+
+// A tile of fewer than NR columns goes through a full-width tile on the
+// stack.
+static void narrow_tile(int kc, const float *a, long lda, const float *bp, float *c, int ldc, int rows,
+                        int cols, int init, const float *bias, int relu)
 {
     float t[XF_GEMM_MR * XF_GEMM_NR];
     if (!init)
         for (int i = 0; i < rows; i++) memcpy(t + i * XF_GEMM_NR, c + (size_t)i * ldc, (size_t)cols * sizeof(float));
-    if (lda)
-        XF_FN(gemm_ukernel_lda)(kc, a, lda, bp, t, XF_GEMM_NR, init, bias, relu);
-    else
-        XF_FN(gemm_ukernel)(kc, a, bp, t, XF_GEMM_NR, init, bias, relu);
+    row_kernel[rows](kc, a, lda, bp, t, XF_GEMM_NR, init, bias, relu);
     for (int i = 0; i < rows; i++) memcpy(c + (size_t)i * ldc, t + i * XF_GEMM_NR, (size_t)cols * sizeof(float));
 }
 
 // One block of A against B panels p0..p1: c (mc rows, panels from p0) +=
-// or = the block (mc,kc) times the panels' rows k0..k0+kc. Whole MR-row
-// panels of A are read in place (a, row stride lda: no packing, which cost
-// up to 10% where N is small, e.g. FFN2's 512 columns); the ragged last
-// panel, if any, comes packed in ap_tail. first: C starts from the bias (or
-// 0), not from C; last: apply ReLU.
-void XF_FN(gemm_block)(int mc, int n, int kc, const float *a, int lda, const float *ap_tail,
-                       const float *bp, int k, int k0, int p0, int p1, const float *bias, int relu,
-                       int first, int last, float *c, int ldc)
+// or = the block (mc,kc) times the panels' rows k0..k0+kc. A is read in
+// place (row stride lda): packing it cost up to 10% where N is small (FFN2's
+// 512 columns leave few panels to spread it over), and a ragged last panel
+// packed and padded to MR rows cost up to a whole panel of FMAs. first: C
+// starts from the bias (or 0), not from C; last: apply ReLU.
+void XF_FN(gemm_block)(int mc, int n, int kc, const float *a, int lda, const float *bp, int k, int k0,
+                       int p0, int p1, const float *bias, int relu, int first, int last, float *c, int ldc)
 {
     for (int q = 0; q * XF_GEMM_MR < mc; q++) {
         const int rows = mc - q * XF_GEMM_MR < XF_GEMM_MR ? mc - q * XF_GEMM_MR : XF_GEMM_MR;
@@ -120,12 +121,10 @@ void XF_FN(gemm_block)(int mc, int n, int kc, const float *a, int lda, const flo
             const float *bb = first && bias ? bias + (size_t)p * XF_GEMM_NR : NULL;
             const int cols = n - p * XF_GEMM_NR < XF_GEMM_NR ? n - p * XF_GEMM_NR : XF_GEMM_NR;
             float *cc = c + (size_t)q * XF_GEMM_MR * ldc + (size_t)p * XF_GEMM_NR;
-            if (rows == XF_GEMM_MR && cols == XF_GEMM_NR)
-                XF_FN(gemm_ukernel_lda)(kc, aq, lda, b, cc, ldc, first, bb, relu && last);
-            else if (rows == XF_GEMM_MR)
-                edge_tile(kc, aq, lda, b, cc, ldc, rows, cols, first, bb, relu && last);
+            if (cols == XF_GEMM_NR)
+                row_kernel[rows](kc, aq, lda, b, cc, ldc, first, bb, relu && last);
             else
-                edge_tile(kc, ap_tail, 0, b, cc, ldc, rows, cols, first, bb, relu && last);
+                narrow_tile(kc, aq, lda, b, cc, ldc, rows, cols, first, bb, relu && last);
         }
     }
 }
@@ -142,7 +141,7 @@ void XF_FN(gemm_k0)(int m, int n, const float *bias, int relu, float *c, int ldc
 
 // c is (m,n), a is (m,k), bp packed from B (k,n)
 void XF_FN(gemm)(int m, int n, int k, const float *a, int lda, const float *bp,
-                 const float *bias, int relu, float *c, int ldc, float *scratch)
+                 const float *bias, int relu, float *c, int ldc)
 {
     if (k == 0) {
         XF_FN(gemm_k0)(m, n, bias, relu, c, ldc);
@@ -153,10 +152,8 @@ void XF_FN(gemm)(int m, int n, int k, const float *a, int lda, const float *bp,
         const int kc = k - k0 < KC ? k - k0 : KC, mc_max = XF_FN(gemm_mc)(kc), nb = XF_FN(gemm_nb)(kc);
         for (int m0 = 0; m0 < m; m0 += mc_max) {
             const int mc = m - m0 < mc_max ? m - m0 : mc_max;
-            const int whole = mc / XF_GEMM_MR * XF_GEMM_MR; // rows read in place
-            if (whole < mc) XF_FN(pack_a)(a + (size_t)(m0 + whole) * lda + k0, lda, mc - whole, kc, scratch);
             for (int p0 = 0; p0 < np; p0 += nb)
-                XF_FN(gemm_block)(mc, n, kc, a + (size_t)m0 * lda + k0, lda, scratch, bp, k, k0, p0,
+                XF_FN(gemm_block)(mc, n, kc, a + (size_t)m0 * lda + k0, lda, bp, k, k0, p0,
                                   p0 + nb < np ? p0 + nb : np, bias, relu, k0 == 0, k0 + kc == k,
                                   c + (size_t)m0 * ldc, ldc);
         }
@@ -164,9 +161,9 @@ void XF_FN(gemm)(int m, int n, int k, const float *a, int lda, const float *bp,
 }
 
 // linear: the weight is packed (and the bias padded to whole panels) once,
-// in prepare; run packs A blocks as it goes.
+// in prepare.
 typedef struct {
-    float *bp, *bias, *scratch;
+    float *bp, *bias;
 } linear_ctx;
 
 int XF_FN(linear_prepare)(const void *args, void **ctx)
@@ -176,9 +173,8 @@ int XF_FN(linear_prepare)(const void *args, void **ctx)
     if (!l) return -1;
     size_t padded = (size_t)panels(a->n, XF_GEMM_NR) * XF_GEMM_NR;
     l->bp = aligned_alloc(64, (XF_FN(packed_b_floats)(a->n, a->k) * sizeof(float) + 63) / 64 * 64 + 64);
-    l->scratch = aligned_alloc(64, XF_FN(gemm_scratch_floats)() * sizeof(float));
     if (a->b) l->bias = calloc(padded, sizeof(float));
-    if (!l->bp || !l->scratch || (a->b && !l->bias)) {
+    if (!l->bp || (a->b && !l->bias)) {
         XF_FN(linear_release)(l);
         return -1;
     }
@@ -193,7 +189,7 @@ void XF_FN(linear_run)(const void *args, void *ctx)
 {
     const xf_linear_args *a = args;
     linear_ctx *l = ctx;
-    XF_FN(gemm)(a->m, a->n, a->k, a->x, a->k, l->bp, l->bias, a->relu, a->y, a->n, l->scratch);
+    XF_FN(gemm)(a->m, a->n, a->k, a->x, a->k, l->bp, l->bias, a->relu, a->y, a->n);
 }
 
 void XF_FN(linear_release)(void *ctx)
@@ -202,6 +198,5 @@ void XF_FN(linear_release)(void *ctx)
     if (!l) return;
     free(l->bp);
     free(l->bias);
-    free(l->scratch);
     free(l);
 }

@@ -30,20 +30,13 @@ typedef struct {
     // GEMM (variants/simd/gemm.c): B packed [panel][k][NR]; c is (m,n).
     size_t (*packed_b_floats)(int n, int k);
     void (*pack_b_nk)(const float *w, int ldw, int n, int k, float *bp);
-    size_t (*gemm_scratch_floats)(void);
-    void (*gemm)(int m, int n, int k, const float *a, int lda, const float *bp, const float *bias,
-                 int relu, float *c, int ldc, float *scratch);
     // gemm's loops, for a team sharing one A block (kc <= gemm_kc()
-    // columns, mc <= gemm_mc(kc) rows) and splitting B column blocks of
-    // gemm_nb(kc) panels: the packing of the block's ragged last panel
-    // (fewer than MR rows, into [kc][MR]), the block against panels p0..p1
-    // of B (whole MR-row panels read in place), and the k = 0 case.
-    int gemm_mr;
+    // columns, mc <= gemm_mc(kc) rows, read in place) and splitting B
+    // column blocks of gemm_nb(kc) panels: the block against panels p0..p1
+    // of B, and the k = 0 case.
     int (*gemm_kc)(void), (*gemm_mc)(int kc), (*gemm_nb)(int kc);
-    void (*pack_a)(const float *a, int lda, int mc, int kc, float *ap);
-    void (*gemm_block)(int mc, int n, int kc, const float *a, int lda, const float *ap_tail, const float *bp,
-                       int k, int k0, int p0, int p1, const float *bias, int relu, int first, int last,
-                       float *c, int ldc);
+    void (*gemm_block)(int mc, int n, int kc, const float *a, int lda, const float *bp, int k, int k0, int p0,
+                       int p1, const float *bias, int relu, int first, int last, float *c, int ldc);
     void (*gemm_k0)(int m, int n, const float *bias, int relu, float *c, int ldc);
     // Row ranges, with a scratch row each (seq_k or d floats); stream: write
     // the output by streaming stores (decided from the whole output).

@@ -22,20 +22,23 @@ void XF_FN(pack_b_kn)(const float *v, int ldv, int k, int n, float *bp);
 // A block: a is (mc,kc) with row stride lda -> ap [panels][kc][MR],
 // zero rows past mc.
 void XF_FN(pack_a)(const float *a, int lda, int mc, int kc, float *ap);
+// The ragged-panel micro-kernels (ukernels.c): gemm_ukernel_lda (vec.h)
+// for 1..MR-1 rows of A, so the last panel is read in place too.
+typedef void xf_ukernel_lda_fn(int kc, const float *a, long lda, const float *b, float *c, int ldc, int init,
+                               const float *bias, int relu);
+xf_ukernel_lda_fn XF_FN(gemm_ukernel_lda1), XF_FN(gemm_ukernel_lda2), XF_FN(gemm_ukernel_lda3),
+    XF_FN(gemm_ukernel_lda4), XF_FN(gemm_ukernel_lda5);
 // The pieces of gemm a thread team shares out (kernel_table.h).
-void XF_FN(gemm_block)(int mc, int n, int kc, const float *a, int lda, const float *ap_tail,
-                       const float *bp, int k, int k0, int p0, int p1, const float *bias, int relu,
-                       int first, int last, float *c, int ldc);
+void XF_FN(gemm_block)(int mc, int n, int kc, const float *a, int lda, const float *bp, int k, int k0,
+                       int p0, int p1, const float *bias, int relu, int first, int last, float *c, int ldc);
 void XF_FN(gemm_k0)(int m, int n, const float *bias, int relu, float *c, int ldc);
 int XF_FN(gemm_kc)(void);
 int XF_FN(gemm_mc)(int kc);
 int XF_FN(gemm_nb)(int kc);
-// Floats of A-packing scratch gemm needs.
-size_t XF_FN(gemm_scratch_floats)(void);
 // c is (m,n) with row stride ldc; a is (m,k) with row stride lda; bias is
 // padded to whole panels or NULL.
 void XF_FN(gemm)(int m, int n, int k, const float *a, int lda, const float *bp,
-                 const float *bias, int relu, float *c, int ldc, float *scratch);
+                 const float *bias, int relu, float *c, int ldc);
 
 // Softmax pieces shared by the softmax and fused attention kernels:
 // y[0..n) = scale * x with -inf where pad is set, returning the max (y may

@@ -1,9 +1,12 @@
 // The family's GEMM micro-kernels, made from its ukernel_body.h (the
 // register-blocked tile of variants/<isa>/): one reads A packed [k][MR]
-// (ragged panels, the fused attention's Q K^T), one A as MR rows of stride
-// XF_UK_ROWS_LDA (the fused attention's P V, which so needs no packing of
-// P), one A as MR rows of a run-time stride (the GEMM's whole panels).
-#include "vec.h"
+// (the fused attention's Q K^T), one A as MR rows of stride XF_UK_ROWS_LDA
+// (the fused attention's P V, which so needs no packing of P), one A as MR
+// rows of a run-time stride (the GEMM's whole panels), and the same with 1
+// to MR - 1 rows (the GEMM's ragged last panel, read in place too).
+#include "simd.h"
+
+_Static_assert(XF_GEMM_MR == 6, "the ragged-panel kernels below list rows 1..5");
 
 #define XF_UK_LDA_ARG
 #define XF_UK_NAME XF_FN(gemm_ukernel)
@@ -13,11 +16,6 @@
 #undef XF_UK_NAME
 #undef XF_UK_A
 #undef XF_UK_A_STEP
-#undef ROWS
-#undef DECLARE
-#undef INIT
-#undef STEP
-#undef STORE
 
 #define XF_UK_NAME XF_FN(gemm_ukernel_rows)
 #define XF_UK_A(i) a[(i) * XF_UK_ROWS_LDA]
@@ -25,16 +23,38 @@
 #include "ukernel_body.h"
 #undef XF_UK_NAME
 #undef XF_UK_A
-#undef XF_UK_A_STEP
 #undef XF_UK_LDA_ARG
-#undef ROWS
-#undef DECLARE
-#undef INIT
-#undef STEP
-#undef STORE
 
 #define XF_UK_LDA_ARG long lda,
-#define XF_UK_NAME XF_FN(gemm_ukernel_lda)
 #define XF_UK_A(i) a[(i) * lda]
-#define XF_UK_A_STEP 1
+#define XF_UK_NAME XF_FN(gemm_ukernel_lda)
+#include "ukernel_body.h"
+#undef XF_UK_NAME
+
+#define XF_UK_NAME XF_FN(gemm_ukernel_lda1)
+#define XF_UK_ROWS(X) X(0)
+#include "ukernel_body.h"
+#undef XF_UK_NAME
+#undef XF_UK_ROWS
+
+#define XF_UK_NAME XF_FN(gemm_ukernel_lda2)
+#define XF_UK_ROWS(X) X(0) X(1)
+#include "ukernel_body.h"
+#undef XF_UK_NAME
+#undef XF_UK_ROWS
+
+#define XF_UK_NAME XF_FN(gemm_ukernel_lda3)
+#define XF_UK_ROWS(X) X(0) X(1) X(2)
+#include "ukernel_body.h"
+#undef XF_UK_NAME
+#undef XF_UK_ROWS
+
+#define XF_UK_NAME XF_FN(gemm_ukernel_lda4)
+#define XF_UK_ROWS(X) X(0) X(1) X(2) X(3)
+#include "ukernel_body.h"
+#undef XF_UK_NAME
+#undef XF_UK_ROWS
+
+#define XF_UK_NAME XF_FN(gemm_ukernel_lda5)
+#define XF_UK_ROWS(X) X(0) X(1) X(2) X(3) X(4)
 #include "ukernel_body.h"
