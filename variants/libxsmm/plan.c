@@ -15,33 +15,35 @@ static libxsmm_smmfunction_reducebatch_strd dispatch(int m, int n, int k, const 
                                                 &alpha, &b, &flags, &prefetch);
 }
 
-int xf_xsmm_plan_make(xf_xsmm_plan *p, int m, int n, int k, int lda, int ldb, int ldc)
+int xf_xsmm_plan_make(xf_xsmm_plan *p, int m, int n, int k, int lda, size_t a_tile, int ldb, int ldc)
 {
-    *p = (xf_xsmm_plan){.m = m, .n = n, .k = k, .lda = lda, .ldb = ldb, .ldc = ldc};
+    *p = (xf_xsmm_plan){.m = m, .n = n, .k = k, .lda = lda, .a_tile = a_tile, .ldb = ldb, .ldc = ldc};
     const int mm[2] = {XF_XSMM_BM, m % XF_XSMM_BM}, nn[2] = {XF_XSMM_BN, n % XF_XSMM_BN};
     const int blocks = k / XF_XSMM_BK, rest = k % XF_XSMM_BK;
     for (int i = 0; i < 2; i++)
         for (int j = 0; j < 2; j++) {
             if (mm[i] == 0 || nn[j] == 0 || (i == 0 && m < XF_XSMM_BM) || (j == 0 && n < XF_XSMM_BN)) continue;
-            // The k end accumulates onto the k blocks (beta 1), or starts
-            // C itself (beta 0) when there are none.
-            if (blocks && !(p->body[i][j] = dispatch(mm[i], nn[j], XF_XSMM_BK, p, 0))) return -1;
+            // The first slice's k blocks start C (beta 0), later ones add;
+            // the k end adds onto k blocks, or starts C when there are none.
+            for (int beta = 0; beta < (blocks > XF_XSMM_KC / XF_XSMM_BK ? 2 : 1); beta++)
+                if (blocks && !(p->body[beta][i][j] = dispatch(mm[i], nn[j], XF_XSMM_BK, p, beta))) return -1;
             if (rest && !(p->tail[i][j] = dispatch(mm[i], nn[j], rest, p, blocks > 0))) return -1;
         }
     return 0;
 }
 
-void xf_xsmm_plan_tile(const xf_xsmm_plan *p, const float *a, const float *b, float *c, int i0, int j0)
+void xf_xsmm_plan_tile(const xf_xsmm_plan *p, const float *a, const float *b, float *c, int i0, int j0, int k0)
 {
     const int ie = p->m - i0 < XF_XSMM_BM, je = p->n - j0 < XF_XSMM_BN;
-    const unsigned long long blocks = (unsigned long long)(p->k / XF_XSMM_BK);
-    const float *at = a + i0, *bt = b + (size_t)j0 * p->ldb;
+    const int kn = p->k - k0 < XF_XSMM_KC ? p->k - k0 : XF_XSMM_KC;
+    const unsigned long long blocks = (unsigned long long)(kn / XF_XSMM_BK);
+    const float *at = a + (size_t)(i0 / XF_XSMM_BM) * p->a_tile + (size_t)k0 * p->lda, *bt = b + k0 + (size_t)j0 * p->ldb;
     float *ct = c + i0 + (size_t)j0 * p->ldc;
-    if (blocks) p->body[ie][je](at, bt, ct, &blocks);
-    if (p->k % XF_XSMM_BK) {
+    if (blocks) p->body[k0 > 0][ie][je](at, bt, ct, &blocks);
+    if (kn % XF_XSMM_BK) {
         const unsigned long long one = 1;
-        const size_t k0 = blocks * XF_XSMM_BK;
-        p->tail[ie][je](at + k0 * p->lda, bt + k0, ct, &one);
+        const size_t kb = blocks * XF_XSMM_BK;
+        p->tail[ie][je](at + kb * p->lda, bt + kb, ct, &one);
     }
     if (p->k == 0) // no products: C is 0 (the callers add their bias)
         for (int j = 0; j < (je ? p->n - j0 : XF_XSMM_BN); j++)

@@ -12,20 +12,29 @@
 #include "../simd/kernel_table.h"
 
 // A column-major C (m,n) = A (m,k) B (k,n), blocked into (BM,BN) tiles of
-// C, each the batch-reduce over k in blocks of BK of one JIT kernel
-// (libxsmm_smmdispatch_reducebatch_strd: strides between the k blocks of A
-// and of B, in bytes), with a second kernel for a ragged k end. Edge tiles
-// have their own kernels: at most 2 x 2 tile shapes x 2 (k blocks, k end).
+// C and k slices of at most KC, each tile and slice the batch-reduce over k
+// blocks of BK of one JIT kernel (libxsmm_smmdispatch_reducebatch_strd:
+// strides between the k blocks of A and of B, in bytes) with a second
+// kernel for a ragged k end. Edge tiles have their own kernels: at most
+// 2 x 2 tile shapes x (k blocks starting C, k blocks adding to C, k end).
+// Why slices: the kernel keeps a few columns of C in registers and walks
+// the whole A tile (BM x k) for each of them, so that tile must stay in
+// L2 between them and between the calls for the next tiles of B; at k =
+// 2048 it was 512 KiB, beside a B tile as large.
 typedef struct {
     int m, n, k, lda, ldb, ldc;
-    libxsmm_smmfunction_reducebatch_strd body[2][2], tail[2][2]; // [m edge?][n edge?]
+    size_t a_tile; // floats from one BM-row tile of A to the next
+    libxsmm_smmfunction_reducebatch_strd body[2][2][2], tail[2][2]; // [beta][m edge?][n edge?]
 } xf_xsmm_plan;
 
-// 0, or -1 if libxsmm cannot JIT one of the kernels.
-int xf_xsmm_plan_make(xf_xsmm_plan *p, int m, int n, int k, int lda, int ldb, int ldc);
-// Tile (i0, j0) of C: C[i0.., j0..] = A[i0.., :] B[:, j0..].
-void xf_xsmm_plan_tile(const xf_xsmm_plan *p, const float *a, const float *b, float *c, int i0, int j0);
-enum { XF_XSMM_BM = 64, XF_XSMM_BN = 64, XF_XSMM_BK = 64 };
+// 0, or -1 if libxsmm cannot JIT one of the kernels. a_tile: BM for a
+// plain A; BM * k for A packed as tiles of BM rows, each (BM, k) with lda
+// BM.
+int xf_xsmm_plan_make(xf_xsmm_plan *p, int m, int n, int k, int lda, size_t a_tile, int ldb, int ldc);
+// Tile (i0, j0) of C over the k slice from k0 (a multiple of KC):
+// C[i0.., j0..] = (k0 ? C[i0.., j0..] : 0) + A[i0.., k0..] B[k0.., j0..].
+void xf_xsmm_plan_tile(const xf_xsmm_plan *p, const float *a, const float *b, float *c, int i0, int j0, int k0);
+enum { XF_XSMM_BM = 64, XF_XSMM_BN = 64, XF_XSMM_BK = 64, XF_XSMM_KC = 512 };
 
 // Where libxsmm may run: the cap of XFBENCH_MAX_ISA (its JIT is told the
 // target) and the SIMD kernels the attention's softmax uses
