@@ -94,9 +94,14 @@ static void linear(list *l, int full)
         c.n = 2048, c.k = 512, c.relu = 1;
         push(l, c);
         // Past the SIMD GEMM's row blocks (1024 rows at k 2048), two k
-        // slices, a ragged row panel and a narrow column panel at once.
+        // slices, a ragged row panel and a narrow column panel at once;
+        // with the grid's M (1, 3, 9, 17, 51, 113, 339) the ragged panels
+        // of 1 to 5 rows (M mod 6) all occur: 1100 leaves 2, 10 leaves 4.
         c = shape(l, 1, 8, 64, 1100, 1100);
         c.n = 70, c.k = 2051, c.relu = 0;
+        push(l, c);
+        c = shape(l, 1, 8, 64, 10, 10);
+        c.n = 70, c.k = 515, c.relu = 1;
         push(l, c);
     }
 }

@@ -1,6 +1,8 @@
 """Scaling tables from an xfbench CSV: per case and variant, GFLOP/s on 1
 and 2 threads (medians over repeated rows), the speedup and % of the
-thread count's peak; and GFLOP/s against batch at a fixed thread count.
+thread count's peak; 1-thread ratios of one variant to another (libxsmm
+and omp to avx512, where both ran); and GFLOP/s against batch at a fixed
+thread count.
 Standard library only. Usage: scaling.py FILE.csv"""
 import csv
 import statistics
@@ -43,6 +45,13 @@ def main():
     for s, v in cases:
         one, two = med[s, v, 1], med[s, v, 2]
         print(f"{s:<48} {v:<10} {one:9.1f} {two:10.1f} {two / one:7.2f}x {statistics.median(pct[s, v, 2]):10.1f}%")
+    pairs = [(v, "avx512") for v in ("libxsmm", "omp")]
+    ratios = [(s, v, w) for (s, v, t) in sorted(med) for vv, w in pairs
+              if t == 1 and v == vv and (s, w, 1) in med]
+    if ratios:
+        print("\n1 thread, against avx512 in the same run (GFLOP/s ratio; below 1: slower than avx512)")
+        for s, v, w in ratios:
+            print(f"  {s:<46} {v:<8} {med[s, v, 1]:7.1f} vs {med[s, w, 1]:7.1f} GFLOP/s: {med[s, v, 1] / med[s, w, 1]:.3f}x")
     print("\nThroughput against batch, seq 512, 2 threads (GFLOP/s; linear: the QKV projection)")
     by = defaultdict(list)
     for r in rows:

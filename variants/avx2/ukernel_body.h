@@ -1,6 +1,7 @@
 // The micro-kernel body, included by variants/simd/ukernels.c once per A
 // layout (XF_UK_NAME, XF_UK_A(i): element (i, k) for the current k,
-// XF_UK_A_STEP: how far a moves per k).
+// XF_UK_A_STEP: how far a moves per k; XF_UK_PREFETCH(k): what to prefetch at
+// step k).
 
 // The 12 accumulators are named variables, not an array: gcc keeps an
 // accumulator array in memory and stores it back every k step.
@@ -37,6 +38,7 @@ void XF_UK_NAME(int kc, const float *a, XF_UK_LDA_ARG const float *b, float *c, 
     for (int k = 0; k < kc; k++, a += XF_UK_A_STEP, b += XF_GEMM_NR) {
         const __m256 w0 = _mm256_loadu_ps(b), w1 = _mm256_loadu_ps(b + 8);
         ROWS(STEP)
+        XF_UK_PREFETCH(k);
     }
     const __m256 zero = _mm256_setzero_ps();
     ROWS(STORE)

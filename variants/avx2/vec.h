@@ -98,9 +98,10 @@ static inline xv xv_exp(xv x)
 void xf_avx2_gemm_ukernel_rows(int kc, const float *a, const float *b, float *c, int ldc, int init,
                               const float *bias, int relu);
 // The same with A as MR rows of run-time stride lda (the GEMM's unpacked
-// row panels).
-void xf_avx2_gemm_ukernel_lda(int kc, const float *a, long lda, const float *b, float *c, int ldc, int init,
-                            const float *bias, int relu);
+// row panels), prefetching into L1 the MR rows of stride lda at pf as it
+// goes (the next panel; pf = a when there is none).
+void xf_avx2_gemm_ukernel_lda(int kc, const float *a, long lda, const float *pf, const float *b, float *c,
+                            int ldc, int init, const float *bias, int relu);
 void xf_avx2_gemm_ukernel(int kc, const float *a, const float *b, float *c, int ldc, int init,
                           const float *bias, int relu);
 

@@ -1,6 +1,7 @@
 // The micro-kernel body, included by variants/simd/ukernels.c once per A
 // layout (XF_UK_NAME, XF_UK_A(i): element (i, k) for the current k,
-// XF_UK_A_STEP: how far a moves per k).
+// XF_UK_A_STEP: how far a moves per k; XF_UK_PREFETCH(k): what to prefetch at
+// step k).
 
 // The 24 accumulators are named variables, not an array: gcc keeps an
 // accumulator array in memory and stores it back every k step.
@@ -48,6 +49,7 @@ void XF_UK_NAME(int kc, const float *a, XF_UK_LDA_ARG const float *b, float *c, 
         const __m512 w0 = _mm512_loadu_ps(b), w1 = _mm512_loadu_ps(b + 16);
         const __m512 w2 = _mm512_loadu_ps(b + 32), w3 = _mm512_loadu_ps(b + 48);
         ROWS(STEP)
+        XF_UK_PREFETCH(k);
     }
     const __m512 zero = _mm512_setzero_ps();
     ROWS(STORE)

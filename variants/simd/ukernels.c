@@ -2,13 +2,15 @@
 // register-blocked tile of variants/<isa>/): one reads A packed [k][MR]
 // (the fused attention's Q K^T), one A as MR rows of stride XF_UK_ROWS_LDA
 // (the fused attention's P V, which so needs no packing of P), one A as MR
-// rows of a run-time stride (the GEMM's whole panels), and the same with 1
-// to MR - 1 rows (the GEMM's ragged last panel, read in place too).
+// rows of a run-time stride (the GEMM's whole panels; it also prefetches
+// the rows at pf, the next panel), and the same with 1 to MR - 1 rows (the
+// GEMM's ragged last panel, read in place too).
 #include "simd.h"
 
 _Static_assert(XF_GEMM_MR == 6, "the ragged-panel kernels below list rows 1..5");
 
 #define XF_UK_LDA_ARG
+#define XF_UK_PREFETCH(k)
 #define XF_UK_NAME XF_FN(gemm_ukernel)
 #define XF_UK_A(i) a[i]
 #define XF_UK_A_STEP XF_GEMM_MR
@@ -25,11 +27,20 @@ _Static_assert(XF_GEMM_MR == 6, "the ragged-panel kernels below list rows 1..5")
 #undef XF_UK_A
 #undef XF_UK_LDA_ARG
 
-#define XF_UK_LDA_ARG long lda,
 #define XF_UK_A(i) a[(i) * lda]
+// One line of each of the MR rows at pf per 16 steps, where step k reads.
+#undef XF_UK_PREFETCH
+#define XF_UK_PREFETCH(k)                                                                    \
+    if (((k) & 15) == 0)                                                                     \
+        for (int r = 0; r < XF_GEMM_MR; r++) _mm_prefetch((const char *)(pf + r * lda + (k)), _MM_HINT_T0)
+#define XF_UK_LDA_ARG long lda, const float *pf,
 #define XF_UK_NAME XF_FN(gemm_ukernel_lda)
 #include "ukernel_body.h"
 #undef XF_UK_NAME
+#undef XF_UK_LDA_ARG
+#undef XF_UK_PREFETCH
+#define XF_UK_LDA_ARG long lda,
+#define XF_UK_PREFETCH(k)
 
 #define XF_UK_NAME XF_FN(gemm_ukernel_lda1)
 #define XF_UK_ROWS(X) X(0)
