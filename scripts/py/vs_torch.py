@@ -95,8 +95,11 @@ def main():
         how = "pinned" if pin else "unpinned"
         print(f"  PyTorch {i['version']:<14} (BLAS {i['blas']:<7}, {i['threads']} thr {how:<8}) {t / 1e6:10.2f} ms"
               f" {gflop / t * 1e9:8.2f} GFLOP/s   xfbench is {t / xf_ns:.2f}x faster")
+    # The row's % of peak is for its own round; this one is for the median.
+    peak = float(row["gflops"]) / (float(row["pct_peak"]) / 100)
     print(f"  xfbench {args.variant:<14} ({row['threads']} thr pinned, checked)   {xf_ns / 1e6:10.2f} ms"
-          f" {gflop / xf_ns * 1e9:8.2f} GFLOP/s   {row['pct_peak']}% of the measured peak")
+          f" {gflop / xf_ns * 1e9:8.2f} GFLOP/s   {100 * gflop / xf_ns * 1e9 / peak:.1f}% of the measured peak"
+          f" ({peak:.1f} GFLOP/s); rounds: " + " ".join(f"{t / 1e6:.1f}" for t in runs["xf"]) + " ms")
 
 
 if __name__ == "__main__":

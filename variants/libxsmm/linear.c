@@ -1,15 +1,13 @@
 // libxsmm linear: y (m,n) = x (m,k) W^T + b. In libxsmm's column-major
 // terms y^T (n x m) = W^T (n x k) x^T (k x m); libxsmm takes no transposed
 // A, so W (n,k) is packed as W^T in prepare, as tiles of 64 features, each
-// (k,64) row-major: read in place, W^T's rows of n floats put the 64 rows
-// of a k block at a stride of n * 4 bytes, a multiple of 2 KiB at these
-// shapes, onto a few L1 sets (FFN1, n = 2048: 0.80x the avx512 family;
-// packed: see README). Every
-// 64 x 64 tile of y and 512-deep k slice is one batch-reduce kernel call
-// over k in blocks of 64 (xf_xsmm_plan); bias and ReLU are added on the
-// tile after its last slice, while it is in L1, by
-// our loop: libxsmm 1.17's eltwise (meltw) kernels would be one more call
-// per tile for two vector ops.
+// (k,64) row-major. (Read in place, W^T's rows of n floats would put the
+// 64 rows of a k block n * 4 bytes apart, a multiple of 2 KiB at these
+// shapes, on a few L1 sets.) Every 64 x 64 tile of y and 512-deep k slice
+// is one batch-reduce kernel call over k in blocks of 64 (xf_xsmm_plan);
+// bias and ReLU are added on the tile after its last slice, while it is in
+// L1, by our loop: libxsmm 1.17's eltwise (meltw) kernels would be one more
+// call per tile for two vector ops.
 #include <stdlib.h>
 
 #include "xsmm.h"

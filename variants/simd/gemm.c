@@ -12,10 +12,11 @@
 // the NB panels; the B block from L2 by every A panel of the row block.
 // Measured on this machine, in-process interleaved against the previous
 // order (96-row A blocks against every B panel, KC 512), as a fraction of
-// the FMA loop's throughput: QKV 0.93 -> 0.945, FFN1 0.92 -> 0.94, FFN2
-// (k 2048) 0.92 -> 0.95 (one k slice: C is not re-read per slice). The B
-// stream is what mattered: a B panel streamed from L3 instead of L2 cost
-// the micro-kernel 5-10% (0.87-0.92 against 0.97 of the FMA loop).
+// the FMA loop's median at M = 512: QKV 0.932 -> 0.950, FFN1 0.933 ->
+// 0.954, FFN2 (k 2048, now one slice: C is not re-read per slice) 0.935 ->
+// 0.964. The B stream is what mattered: a B panel streamed from L3 instead
+// of L2 cost the micro-kernel 5-10% (0.87-0.92 against 0.97 of the FMA
+// loop).
 #include <stdlib.h>
 #include <string.h>
 
