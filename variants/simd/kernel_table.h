@@ -34,6 +34,7 @@ typedef struct {
     // columns, mc <= gemm_mc(kc) rows, read in place) and splitting B
     // column blocks of gemm_nb(kc) panels: the block against panels p0..p1
     // of B, and the k = 0 case.
+    int gemm_mr; // rows of an A panel
     int (*gemm_kc)(void), (*gemm_mc)(int kc), (*gemm_nb)(int kc);
     void (*gemm_block)(int mc, int n, int kc, const float *a, int lda, const float *bp, int k, int k0, int p0,
                        int p1, const float *bias, int relu, int first, int last, float *c, int ldc);
