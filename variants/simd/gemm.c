@@ -122,8 +122,8 @@ static void narrow_tile(int kc, const float *a, long lda, const float *bp, float
 // tile of each A panel prefetches the next panel into L1: without it the
 // first pass over a block waited on A from L3 (M = 2048, QKV and FFN1,
 // as a fraction of the FMA loop in-process: avx512 0.92 -> 0.94, avx2 0.89
-// -> 0.91-0.93; FFN2 and M = 512 within +-1%). first: C
-// starts from the bias (or 0), not from C; last: apply ReLU.
+// -> 0.91-0.93; FFN2 and M = 512 within +-1%). first: C starts from the
+// bias (or 0), not from C; last: apply ReLU.
 void XF_FN(gemm_block)(int mc, int n, int kc, const float *a, int lda, const float *bp, int k, int k0,
                        int p0, int p1, const float *bias, int relu, int first, int last, float *c, int ldc)
 {
