@@ -56,18 +56,18 @@ void xf_xsmm_attention_run(const void *args, void *ctx)
             const xf_attention_head x = xf_attention_head_at(a, b, h);
             for (int j = 0; j < a->seq_k; j++)
                 for (int d = 0; d < a->dk; d++) c->kt[(size_t)d * a->seq_k + j] = x.k[(size_t)j * a->ldk + d];
-            for (int k0 = 0; k0 < a->dk || k0 == 0; k0 += XF_XSMM_KC)
+            for (int s = 0; s < xf_xsmm_plan_slices(&c->qk); s++)
                 for (int j0 = 0; j0 < a->seq_q; j0 += XF_XSMM_BN)
                     for (int i0 = 0; i0 < a->seq_k; i0 += XF_XSMM_BM)
-                        xf_xsmm_plan_tile(&c->qk, c->kt, x.q, c->s, i0, j0, k0);
+                        xf_xsmm_plan_tile(&c->qk, c->kt, x.q, c->s, i0, j0, s);
             for (int i = 0; i < a->seq_q; i++)
                 c->simd->softmax_row(a->seq_k, c->s + (size_t)i * a->seq_k, scale, pad, a->causal, i);
             // Key slices outermost: a slice of V (KC keys) stays in L2 for
             // every query tile.
-            for (int k0 = 0; k0 < a->seq_k || k0 == 0; k0 += XF_XSMM_KC)
+            for (int s = 0; s < xf_xsmm_plan_slices(&c->pv); s++)
                 for (int j0 = 0; j0 < a->seq_q; j0 += XF_XSMM_BN)
                     for (int i0 = 0; i0 < a->dk; i0 += XF_XSMM_BM)
-                        xf_xsmm_plan_tile(&c->pv, x.v, c->s, x.out, i0, j0, k0);
+                        xf_xsmm_plan_tile(&c->pv, x.v, c->s, x.out, i0, j0, s);
         }
     }
 }

@@ -63,10 +63,11 @@ void xf_xsmm_linear_run(const void *args, void *ctx)
     const linear_ctx *l = ctx;
     // The tokens loop innermost: one slice of W^T (64 features x KC, 128
     // KiB) stays in L2 for all the token tiles it meets.
-    for (int k0 = 0; k0 < a->k || k0 == 0; k0 += XF_XSMM_KC)
+    const int slices = xf_xsmm_plan_slices(&l->plan);
+    for (int s = 0; s < slices; s++)
         for (int i0 = 0; i0 < a->n; i0 += XF_XSMM_BM)
             for (int j0 = 0; j0 < a->m; j0 += XF_XSMM_BN) {
-                xf_xsmm_plan_tile(&l->plan, l->wt, a->x, a->y, i0, j0, k0);
-                if ((a->b || a->relu) && k0 + XF_XSMM_KC >= a->k) epilogue(a, i0, j0);
+                xf_xsmm_plan_tile(&l->plan, l->wt, a->x, a->y, i0, j0, s);
+                if ((a->b || a->relu) && s == slices - 1) epilogue(a, i0, j0);
             }
 }

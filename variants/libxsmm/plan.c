@@ -32,8 +32,11 @@ int xf_xsmm_plan_make(xf_xsmm_plan *p, int m, int n, int k, int lda, size_t a_ti
     return 0;
 }
 
-void xf_xsmm_plan_tile(const xf_xsmm_plan *p, const float *a, const float *b, float *c, int i0, int j0, int k0)
+int xf_xsmm_plan_slices(const xf_xsmm_plan *p) { return p->k ? (p->k + XF_XSMM_KC - 1) / XF_XSMM_KC : 1; }
+
+void xf_xsmm_plan_tile(const xf_xsmm_plan *p, const float *a, const float *b, float *c, int i0, int j0, int s)
 {
+    const int k0 = s * XF_XSMM_KC;
     const int ie = p->m - i0 < XF_XSMM_BM, je = p->n - j0 < XF_XSMM_BN;
     const int kn = p->k - k0 < XF_XSMM_KC ? p->k - k0 : XF_XSMM_KC;
     const unsigned long long blocks = (unsigned long long)(kn / XF_XSMM_BK);

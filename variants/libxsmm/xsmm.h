@@ -31,9 +31,12 @@ typedef struct {
 // plain A; BM * k for A packed as tiles of BM rows, each (BM, k) with lda
 // BM.
 int xf_xsmm_plan_make(xf_xsmm_plan *p, int m, int n, int k, int lda, size_t a_tile, int ldb, int ldc);
-// Tile (i0, j0) of C over the k slice from k0 (a multiple of KC):
-// C[i0.., j0..] = (k0 ? C[i0.., j0..] : 0) + A[i0.., k0..] B[k0.., j0..].
-void xf_xsmm_plan_tile(const xf_xsmm_plan *p, const float *a, const float *b, float *c, int i0, int j0, int k0);
+// k slices of the plan: ceil(k / KC), and 1 for k = 0 (the slice that
+// zeroes C).
+int xf_xsmm_plan_slices(const xf_xsmm_plan *p);
+// Tile (i0, j0) of C over k slice s, which starts at k0 = s * KC:
+// C[i0.., j0..] = (s ? C[i0.., j0..] : 0) + A[i0.., k0..] B[k0.., j0..].
+void xf_xsmm_plan_tile(const xf_xsmm_plan *p, const float *a, const float *b, float *c, int i0, int j0, int s);
 enum { XF_XSMM_BM = 64, XF_XSMM_BN = 64, XF_XSMM_BK = 64, XF_XSMM_KC = 512 };
 
 // Where libxsmm may run: the cap of XFBENCH_MAX_ISA (its JIT is told the
