@@ -58,7 +58,7 @@ void xf_omp_linear_run(const void *args, void *ctx)
         k->gemm_k0(a->m, a->n, l->bias, a->relu, a->y, a->n);
         return;
     }
-    const int kc_max = k->gemm_kc(), mr = k->gemm_mr;
+    const int mr = k->gemm_mr;
     const int panels = (a->n + k->gemm_nr - 1) / k->gemm_nr, row_panels = (a->m + mr - 1) / mr;
 #pragma omp parallel num_threads(l->threads)
     {
@@ -72,16 +72,7 @@ void xf_omp_linear_run(const void *args, void *ctx)
             pa = (int)((long)panels * t / nt);
             pz = (int)((long)panels * (t + 1) / nt);
         }
-        for (int k0 = 0; k0 < a->k; k0 += kc_max) {
-            const int kc = a->k - k0 < kc_max ? a->k - k0 : kc_max;
-            const int mc_max = k->gemm_mc(kc), nb = k->gemm_nb(kc);
-            for (int m0 = ra; m0 < rz; m0 += mc_max) {
-                const int mc = rz - m0 < mc_max ? rz - m0 : mc_max;
-                for (int p0 = pa; p0 < pz; p0 += nb)
-                    k->gemm_block(mc, a->n, kc, a->x + (size_t)m0 * a->k + k0, a->k, l->bp, a->k, k0, p0,
-                                  p0 + nb < pz ? p0 + nb : pz, l->bias, a->relu, k0 == 0, k0 + kc == a->k,
-                                  a->y + (size_t)m0 * a->n, a->n);
-            }
-        }
+        if (ra < rz && pa < pz)
+            k->gemm_part(a->n, a->k, a->x, a->k, l->bp, l->bias, a->relu, a->y, a->n, ra, rz, pa, pz);
     }
 }

@@ -39,8 +39,8 @@ const xf_family XF_FN(family) = {.name = XF_FAMILY_NAME, .cflags = XF_FAMILY_CFL
 const xf_simd_kernels XF_FN(kernels) = {
     .family = XF_FAMILY_NAME, .isa = XF_FAMILY_ISA, .gemm_nr = XF_GEMM_NR,
     .packed_b_floats = XF_FN(packed_b_floats), .pack_b_nk = XF_FN(pack_b_nk),
-    .gemm_mr = XF_GEMM_MR, .gemm_kc = XF_FN(gemm_kc), .gemm_mc = XF_FN(gemm_mc), .gemm_nb = XF_FN(gemm_nb),
-    .gemm_block = XF_FN(gemm_block), .gemm_k0 = XF_FN(gemm_k0),
+    .gemm_mr = XF_GEMM_MR, .gemm_part = XF_FN(gemm_part),
+    .gemm_k0 = XF_FN(gemm_k0),
     .softmax_rows = XF_FN(softmax_rows), .add_layernorm_rows = XF_FN(add_layernorm_rows),
     .embed_rows = XF_FN(embed_rows), .softmax_row = XF_FN(softmax_row), .embed_prepare = XF_FN(embed_prepare),
     .embed_pe = XF_FN(embed_pe), .embed_release = XF_FN(embed_release), .flash_br = XF_FN(flash_br), .flash_tiles = XF_FN(flash_tiles),

@@ -23,17 +23,16 @@
 #include "simd.h"
 
 enum { KC = 2048, L2_BLOCK_BYTES = 512 << 10, L3_BLOCK_BYTES = 8 << 20 };
-int XF_FN(gemm_kc)(void) { return KC; }
 
 // Panels of B in a column block, rows of A in a row block (a multiple of
 // MR, so only the last block can have a ragged panel), for a k slice kc.
-int XF_FN(gemm_nb)(int kc)
+static int block_panels(int kc)
 {
     const int nb = L2_BLOCK_BYTES / (kc * XF_GEMM_NR * (int)sizeof(float));
     return nb > 1 ? nb : 1;
 }
 
-int XF_FN(gemm_mc)(int kc)
+static int block_rows(int kc)
 {
     const int mc = L3_BLOCK_BYTES / (kc * (int)sizeof(float)) / XF_GEMM_MR * XF_GEMM_MR;
     return mc > XF_GEMM_MR ? mc : XF_GEMM_MR;
@@ -124,8 +123,8 @@ static void narrow_tile(int kc, const float *a, long lda, const float *bp, float
 // as a fraction of the FMA loop in-process: avx512 0.92 -> 0.94, avx2 0.89
 // -> 0.91-0.93; FFN2 and M = 512 within +-1%). first: C starts from the
 // bias (or 0), not from C; last: apply ReLU.
-void XF_FN(gemm_block)(int mc, int n, int kc, const float *a, int lda, const float *bp, int k, int k0,
-                       int p0, int p1, const float *bias, int relu, int first, int last, float *c, int ldc)
+static void gemm_block(int mc, int n, int kc, const float *a, int lda, const float *bp, int k, int k0, int p0,
+                       int p1, const float *bias, int relu, int first, int last, float *c, int ldc)
 {
     for (int q = 0; q * XF_GEMM_MR < mc; q++) {
         const int rows = mc - q * XF_GEMM_MR < XF_GEMM_MR ? mc - q * XF_GEMM_MR : XF_GEMM_MR;
@@ -154,25 +153,30 @@ void XF_FN(gemm_k0)(int m, int n, const float *bias, int relu, float *c, int ldc
         }
 }
 
+// Rows r0..r1 (r0 a multiple of MR) and B panels p0..p1 of C: the loops
+// of the header comment over that part. k > 0.
+void XF_FN(gemm_part)(int n, int k, const float *a, int lda, const float *bp, const float *bias, int relu,
+                      float *c, int ldc, int r0, int r1, int p0, int p1)
+{
+    for (int k0 = 0; k0 < k; k0 += KC) {
+        const int kc = k - k0 < KC ? k - k0 : KC, mc_max = block_rows(kc), nb = block_panels(kc);
+        for (int m0 = r0; m0 < r1; m0 += mc_max) {
+            const int mc = r1 - m0 < mc_max ? r1 - m0 : mc_max;
+            for (int pb = p0; pb < p1; pb += nb)
+                gemm_block(mc, n, kc, a + (size_t)m0 * lda + k0, lda, bp, k, k0, pb, pb + nb < p1 ? pb + nb : p1,
+                           bias, relu, k0 == 0, k0 + kc == k, c + (size_t)m0 * ldc, ldc);
+        }
+    }
+}
+
 // c is (m,n), a is (m,k), bp packed from B (k,n)
 void XF_FN(gemm)(int m, int n, int k, const float *a, int lda, const float *bp,
                  const float *bias, int relu, float *c, int ldc)
 {
-    if (k == 0) {
+    if (k == 0)
         XF_FN(gemm_k0)(m, n, bias, relu, c, ldc);
-        return;
-    }
-    const int np = panels(n, XF_GEMM_NR);
-    for (int k0 = 0; k0 < k; k0 += KC) {
-        const int kc = k - k0 < KC ? k - k0 : KC, mc_max = XF_FN(gemm_mc)(kc), nb = XF_FN(gemm_nb)(kc);
-        for (int m0 = 0; m0 < m; m0 += mc_max) {
-            const int mc = m - m0 < mc_max ? m - m0 : mc_max;
-            for (int p0 = 0; p0 < np; p0 += nb)
-                XF_FN(gemm_block)(mc, n, kc, a + (size_t)m0 * lda + k0, lda, bp, k, k0, p0,
-                                  p0 + nb < np ? p0 + nb : np, bias, relu, k0 == 0, k0 + kc == k,
-                                  c + (size_t)m0 * ldc, ldc);
-        }
-    }
+    else
+        XF_FN(gemm_part)(n, k, a, lda, bp, bias, relu, c, ldc, 0, m, 0, panels(n, XF_GEMM_NR));
 }
 
 // linear: the weight is packed (and the bias padded to whole panels) once,

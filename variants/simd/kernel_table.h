@@ -30,14 +30,12 @@ typedef struct {
     // GEMM (variants/simd/gemm.c): B packed [panel][k][NR]; c is (m,n).
     size_t (*packed_b_floats)(int n, int k);
     void (*pack_b_nk)(const float *w, int ldw, int n, int k, float *bp);
-    // gemm's loops, for a team sharing one A block (kc <= gemm_kc()
-    // columns, mc <= gemm_mc(kc) rows, read in place) and splitting B
-    // column blocks of gemm_nb(kc) panels: the block against panels p0..p1
-    // of B, and the k = 0 case.
-    int gemm_mr; // rows of an A panel
-    int (*gemm_kc)(void), (*gemm_mc)(int kc), (*gemm_nb)(int kc);
-    void (*gemm_block)(int mc, int n, int kc, const float *a, int lda, const float *bp, int k, int k0, int p0,
-                       int p1, const float *bias, int relu, int first, int last, float *c, int ldc);
+    // gemm over a part of C, for a thread team to share out: rows r0..r1
+    // (r0 a multiple of gemm_mr, the rows of an A panel) and B panels
+    // p0..p1, for k > 0; and the k = 0 case (C is the bias, or 0).
+    int gemm_mr;
+    void (*gemm_part)(int n, int k, const float *a, int lda, const float *bp, const float *bias, int relu,
+                      float *c, int ldc, int r0, int r1, int p0, int p1);
     void (*gemm_k0)(int m, int n, const float *bias, int relu, float *c, int ldc);
     // Row ranges, with a scratch row each (seq_k or d floats); stream: write
     // the output by streaming stores (decided from the whole output).

@@ -29,12 +29,9 @@ typedef void xf_ukernel_lda_fn(int kc, const float *a, long lda, const float *b,
 xf_ukernel_lda_fn XF_FN(gemm_ukernel_lda1), XF_FN(gemm_ukernel_lda2), XF_FN(gemm_ukernel_lda3),
     XF_FN(gemm_ukernel_lda4), XF_FN(gemm_ukernel_lda5);
 // The pieces of gemm a thread team shares out (kernel_table.h).
-void XF_FN(gemm_block)(int mc, int n, int kc, const float *a, int lda, const float *bp, int k, int k0,
-                       int p0, int p1, const float *bias, int relu, int first, int last, float *c, int ldc);
+void XF_FN(gemm_part)(int n, int k, const float *a, int lda, const float *bp, const float *bias, int relu,
+                      float *c, int ldc, int r0, int r1, int p0, int p1);
 void XF_FN(gemm_k0)(int m, int n, const float *bias, int relu, float *c, int ldc);
-int XF_FN(gemm_kc)(void);
-int XF_FN(gemm_mc)(int kc);
-int XF_FN(gemm_nb)(int kc);
 // c is (m,n) with row stride ldc; a is (m,k) with row stride lda; bias is
 // padded to whole panels or NULL.
 void XF_FN(gemm)(int m, int n, int k, const float *a, int lda, const float *bp,
