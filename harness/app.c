@@ -23,14 +23,41 @@ static const char *prog = "xfbench";
 static xf_peak peak; // the denominators of pct_peak (flops_1 == 0: unknown)
 
 // Which roof a stage is held against: streaming stages move a few bytes per
-// flop and are measured against memory bandwidth, the rest against FMA peak.
+// flop and are held against the bandwidth of the memory level that holds
+// their working set, the rest against the FMA peak, counting useful FLOPs
+// (a kernel that skips masked tiles does less than the dense count, and a
+// dense rate over the FMA peak would claim more than the machine can do).
 static int memory_bound(xf_stage s) { return s == XF_EMBED || s == XF_SOFTMAX || s == XF_ADD_LAYERNORM; }
 
-static double pct_of_peak(const xf_instance *in, const xf_timing *t, int threads)
+static xf_row_rates rates_of(const xf_instance *in, const xf_timing *t, int threads)
 {
-    if (peak.flops_1 <= 0) return -1.0;
-    if (memory_bound(in->c.stage)) return 100.0 * in->bytes / t->median_ns / xf_peak_bw(&peak, threads);
-    return 100.0 * in->flops / t->median_ns / xf_peak_flops(&peak, threads);
+    xf_row_rates r = {.roof = XF_ROOF_FMA, .pct_peak = -1.0, .useful_pct_peak = -1.0};
+    if (peak.flops_1 <= 0) return r;
+    r.useful_pct_peak = 100.0 * in->useful_flops / t->median_ns / xf_peak_flops(&peak, threads);
+    if (!memory_bound(in->c.stage)) {
+        r.pct_peak = r.useful_pct_peak;
+        return r;
+    }
+    r.roof = xf_peak_level(&peak, in->bytes, threads);
+    r.pct_peak = 100.0 * in->bytes / t->median_ns / xf_peak_bw(&peak, r.roof, threads);
+    return r;
+}
+
+// What ran: "stage=variant" for a primitive; for a compound stage, the
+// variants each primitive stage ran with in this pass (best may pick
+// several per stage: '+'-joined).
+static void composition_of(const xf_runner *r, xf_stage s, char *buf, size_t size)
+{
+    if (r->v) {
+        snprintf(buf, size, "%s=%s", xf_stage_name(s), r->v->name);
+        return;
+    }
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int p = 0; p < XF_FIRST_COMPOUND && len < size; p++)
+        if (r->ex.stage_variants[p][0])
+            len += (size_t)snprintf(buf + len, size - len, "%s%s=%s", len ? ";" : "",
+                                    xf_stage_name((xf_stage)p), r->ex.stage_variants[p]);
 }
 
 // One variant to run on a stage: a primitive variant, or a family's
@@ -39,7 +66,8 @@ typedef struct {
     xf_runner r;
     const char *cflags;
     const char *unavailable; // why it cannot run here, or NULL
-    char note[256];          // fallbacks of a composition
+    char why[256];           // a composition's reason, which unavailable points to
+    char note[256];          // borrowings of a composition
 } entry;
 
 static int in_list(const char *list, const char *name)
@@ -75,10 +103,10 @@ static int select_entries(xf_stage stage, const xf_options *o, entry *out, int m
         } else if (in_list(o->variants, fam->name) && n < max) {
             entry *e = &out[n++];
             memset(e, 0, sizeof *e);
-            char err[256];
-            if (xf_ops_for_family(fam->name, o->use, stage, &e->r.ops, e->note, sizeof e->note, err,
-                                  sizeof err))
-                xf_die_usage("%s", err);
+            int rc = xf_ops_for_family(fam->name, o->use, stage, o->threads, &e->r.ops, e->note,
+                                       sizeof e->note, e->why, sizeof e->why);
+            if (rc < 0) xf_die_usage("%s", e->why);
+            if (rc > 0) e->unavailable = e->why;
             e->r.name = fam->name, e->cflags = fam->cflags;
         }
     }
@@ -132,12 +160,15 @@ static int cmd_list(void)
             const xf_family *fam = xf_registry_family(f);
             if (s >= XF_FIRST_COMPOUND) {
                 xf_ops ops;
-                char note[256], err[256];
-                xf_ops_for_family(fam->name, NULL, (xf_stage)s, &ops, note, sizeof note, err, sizeof err);
-                printf("%-14s %-28s %-8s composed: linear=%s attention=%s add_layernorm=%s%s%s\n",
-                       xf_stage_name((xf_stage)s), fam->name, "ok", ops.op[XF_LINEAR]->name,
-                       ops.op[XF_ATTENTION]->name, ops.op[XF_ADD_LAYERNORM]->name,
-                       s == XF_FORWARD ? " embed=" : "", s == XF_FORWARD ? ops.op[XF_EMBED]->name : "");
+                char note[256], why[256], comp[256];
+                if (xf_ops_for_family(fam->name, NULL, (xf_stage)s, 1, &ops, note, sizeof note, why,
+                                      sizeof why)) {
+                    printf("%-14s %-28s %-8s composed: unavailable: %s\n", xf_stage_name((xf_stage)s),
+                           fam->name, "n/a", why);
+                    continue;
+                }
+                xf_ops_composition(&ops, (xf_stage)s, comp, sizeof comp);
+                printf("%-14s %-28s %-8s composed: %s\n", xf_stage_name((xf_stage)s), fam->name, "ok", comp);
                 continue;
             }
             for (const xf_variant *v = fam->variants; v->name; v++) {
@@ -292,11 +323,10 @@ static void print_breakdown(const entry *e, const xf_timing *tm)
 // Checks, then times, every entry on one instance. The forward command also
 // prints the per-stage breakdown, compares with PyTorch's outputs stored in
 // the weights file and writes the outputs (--out).
-static int bench_instance(xf_instance *in, entry *es, int n, const xf_options *o,
-                          const xf_machine *m, FILE *csv, int breakdown, const xf_st *st)
+static void bench_instance(xf_instance *in, entry *es, int n, const xf_options *o,
+                           const xf_machine *m, FILE *csv, int breakdown, const xf_st *st, tally *t)
 {
     const xf_stage s = in->c.stage;
-    int failed = 0;
     char desc[256];
     xf_case_describe(&in->c, desc, sizeof desc);
     xf_timer_opts to = {o->min_time, o->min_reps};
@@ -304,55 +334,61 @@ static int bench_instance(xf_instance *in, entry *es, int n, const xf_options *o
         entry *e = &es[i];
         if (e->unavailable) {
             printf("%-13s %-24s %-44s unavailable: %s\n", xf_stage_name(s), e->r.name, desc, e->unavailable);
+            t->skipped++;
             continue;
         }
         if (e->note[0]) printf("note: %s %s: %s\n", xf_stage_name(s), e->r.name, e->note);
         if (xf_runner_prepare(&e->r, in) != 0) {
             printf("%-13s %-24s %-44s prepare refused this shape\n", xf_stage_name(s), e->r.name, desc);
             xf_runner_release(&e->r);
+            t->skipped++;
             continue;
         }
         xf_check_result r;
         xf_check_run(&e->r, in, &r);
-        if (st) failed |= xf_compare_with_torch(st, in, e->r.name, stdout) != 0;
+        if (st && xf_compare_with_torch(st, in, e->r.name, stdout) != 0) t->failed++;
         if (o->out) write_outputs(o->out, in, e->r.name, m);
+        char comp[512];
+        composition_of(&e->r, s, comp, sizeof comp);
+        xf_row_rates rates = {.roof = XF_ROOF_FMA, .pct_peak = -1, .useful_pct_peak = -1, .composition = comp};
         if (!r.passed) {
             // Never a speed for a wrong result.
             printf("%-13s %-24s %-44s FAILED CHECK, not timed: %s\n", xf_stage_name(s), e->r.name, desc, r.why);
-            if (csv) xf_csv_row(csv, in, e->r.name, e->cflags, o->threads, &r, NULL, e->r.prepare_ns, -1, m, NULL);
-            failed = 1;
+            if (csv) xf_csv_row(csv, in, e->r.name, e->cflags, o->threads, &r, NULL, e->r.prepare_ns, &rates, m, NULL);
+            t->failed++;
             xf_runner_release(&e->r);
             continue;
         }
         xf_timing tm;
         xf_time(&e->r, in, &to, &tm);
-        const double pct = pct_of_peak(in, &tm, o->threads);
-        printf("%-13s %-24s %-44s %10.4f %10.4f %6.1f %8.2f %8.2f %6.1f%% %9.3f  ok (err/bound %.2g)\n",
+        rates = rates_of(in, &tm, o->threads);
+        rates.composition = comp;
+        printf("%-13s %-24s %-44s %10.4f %10.4f %6.1f %8.2f %8.2f %8.2f %6.1f%% %-4s %9.3f  ok (err/bound %.2g)%s%s\n",
                xf_stage_name(s), e->r.name, desc, tm.median_ns / 1e6, tm.min_ns / 1e6,
-               tm.spread_pct, in->flops / tm.median_ns, in->bytes / tm.median_ns, pct,
-               e->r.prepare_ns / 1e6, r.worst_ratio);
+               tm.spread_pct, in->flops / tm.median_ns, in->useful_flops / tm.median_ns,
+               in->bytes / tm.median_ns, rates.pct_peak, xf_roof_name(rates.roof), e->r.prepare_ns / 1e6,
+               r.worst_ratio, e->r.v ? "" : "  ran: ", e->r.v ? "" : comp);
         if (breakdown) print_breakdown(e, &tm);
-        if (csv) xf_csv_row(csv, in, e->r.name, e->cflags, o->threads, &r, &tm, e->r.prepare_ns, pct, m,
+        if (csv) xf_csv_row(csv, in, e->r.name, e->cflags, o->threads, &r, &tm, e->r.prepare_ns, &rates, m,
                            e->r.v ? NULL : &e->r.ex);
+        t->passed++;
         xf_runner_release(&e->r);
     }
-    return failed;
 }
 
-static int bench_stage(xf_stage s, const xf_options *o, const xf_machine *m, FILE *csv,
-                       int breakdown, int *any)
+static void bench_stage(xf_stage s, const xf_options *o, const xf_machine *m, FILE *csv,
+                        int breakdown, int *any, tally *t)
 {
     entry es[MAX_ENTRIES];
     int n = select_entries(s, o, es, MAX_ENTRIES);
-    if (!n) return 0;
+    if (!n) return;
     *any = 1;
     xf_instance in;
     xf_case c = o->shape;
     c.stage = s;
     build_or_die(&in, &c, m);
-    int failed = bench_instance(&in, es, n, o, m, csv, breakdown, NULL);
+    bench_instance(&in, es, n, o, m, csv, breakdown, NULL, t);
     xf_instance_free(&in);
-    return failed;
 }
 
 // forward --weights: the file is read and bound before anything is printed,
@@ -386,12 +422,13 @@ static int cmd_peak(const xf_machine *m)
     xf_peak_cache_path(path, sizeof path);
     printf("# %s | %s | %s\n", m->cpu, m->isa, m->compiler);
     if (xf_peak_measure(&peak, 1.0, stdout) != 0) {
-        printf("no SIMD family can run here: no FMA peak; nothing cached\n");
+        printf("the roofs could not be measured (out of memory?); nothing cached\n");
         return 1;
     }
     xf_peak_save(&peak, m);
-    printf("peak: FMA %.1f GFLOP/s on 1 thread (%s), %.1f on %d; triad %.1f GB/s on 1, %.1f on %d; cached in %s\n",
-           peak.flops_1, peak.flops_family, peak.flops_all, peak.procs, peak.bw_1, peak.bw_all, peak.procs, path);
+    printf("peak: FMA %.1f GFLOP/s on 1 thread (%s), %.1f on %d; DRAM triad %.1f GB/s on 1, %.1f on %d; cached in %s\n",
+           peak.flops_1, peak.flops_family, peak.flops_all, peak.procs, peak.bw_1[XF_ROOF_DRAM],
+           peak.bw_all[XF_ROOF_DRAM], peak.procs, path);
     return 0;
 }
 
@@ -405,27 +442,32 @@ static int cmd_bench(const xf_options *o, const xf_machine *m, int breakdown)
     printf("# %s | %s | %s | commit %s | %d thread(s) | medians of >= %d runs and >= %.2g s\n",
            m->cpu, m->isa, m->compiler, m->commit, o->threads, o->min_reps, o->min_time);
     get_peak(m);
-    printf("# peak for %d thread(s): FMA %.1f GFLOP/s (%s vectors), triad %.1f GB/s; %%peak: embed, softmax,"
-           " add_layernorm against bandwidth, the rest against FMA\n",
-           o->threads, xf_peak_flops(&peak, o->threads), peak.flops_family, xf_peak_bw(&peak, o->threads));
-    printf("%-13s %-24s %-44s %10s %10s %6s %8s %8s %7s %9s  %s\n", "stage", "variant", "shape",
-           "median_ms", "min_ms", "sprd%", "GFLOP/s", "GB/s", "%peak", "prep_ms", "check");
-    int failed = 0, any = 0;
+    printf("# roofs for %d thread(s): FMA %.1f GFLOP/s (%s vectors); triad GB/s L1 %.1f, L2 %.1f, L3 %.1f, DRAM %.1f;"
+           " %%peak: embed, softmax, add_layernorm against the level holding their bytes (roof), the rest"
+           " useful GFLOP/s against FMA\n",
+           o->threads, xf_peak_flops(&peak, o->threads), peak.flops_family, xf_peak_bw(&peak, XF_ROOF_L1, o->threads),
+           xf_peak_bw(&peak, XF_ROOF_L2, o->threads), xf_peak_bw(&peak, XF_ROOF_L3, o->threads),
+           xf_peak_bw(&peak, XF_ROOF_DRAM, o->threads));
+    printf("%-13s %-24s %-44s %10s %10s %6s %8s %8s %8s %7s %-4s %9s  %s\n", "stage", "variant", "shape",
+           "median_ms", "min_ms", "sprd%", "GFLOP/s", "useful", "GB/s", "%peak", "roof", "prep_ms", "check");
+    int any = 0;
+    tally t = {0, 0, 0};
     if (o->weights) {
         entry es[MAX_ENTRIES];
         int n = select_entries(XF_FORWARD, o, es, MAX_ENTRIES);
         any = n > 0;
-        failed = bench_instance(&file_in, es, n, o, m, csv, breakdown, &st);
+        bench_instance(&file_in, es, n, o, m, csv, breakdown, &st, &t);
         xf_instance_free(&file_in);
         xf_st_free(&st);
     } else {
         for (int s = 0; s < XF_NSTAGES; s++)
             if (in_list(o->stages, xf_stage_name((xf_stage)s)))
-                failed |= bench_stage((xf_stage)s, o, m, csv, breakdown, &any);
+                bench_stage((xf_stage)s, o, m, csv, breakdown, &any, &t);
     }
     if (csv) fclose(csv);
     if (!any) xf_die_usage("the --stage and --variant filters select no case");
-    return failed ? 1 : 0;
+    if (t.failed) return 1;
+    return t.passed ? 0 : 77; // 77: nothing selected can run here (meson: skip)
 }
 
 int xf_main(int argc, char **argv)
@@ -456,13 +498,17 @@ int xf_main(int argc, char **argv)
     // otherwise: unpinned, this kind of VM sometimes runs two threads on one
     // core and silently halves a 2-thread result. The OpenMP runtime reads
     // these variables when the program starts, so set them and start again.
+    // XFBENCH_MAX_ISA caps the peers too (variants/isa/isa.h), so that a
+    // capped run imitates the smaller CPU end to end.
+    const char *isa_err = xf_isa_env_error();
+    if (isa_err) xf_die_usage("%s", isa_err);
+    int restart = xf_isa_cap_peers();
     if ((o.threads > 1 || cmd == 4) && !getenv("OMP_PROC_BIND") && !getenv("OMP_PLACES")) {
         setenv("OMP_PROC_BIND", "close", 1);
         setenv("OMP_PLACES", "cores", 1);
-        execv("/proc/self/exe", argv); // on failure, carry on unpinned
+        restart = 1;
     }
-    const char *isa_err = xf_isa_env_error();
-    if (isa_err) xf_die_usage("%s", isa_err);
+    if (restart) execv("/proc/self/exe", argv); // on failure, carry on (unpinned, OpenBLAS uncapped)
     validate_selection(&o);
 #ifdef _OPENMP
     omp_set_num_threads(o.threads);

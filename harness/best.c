@@ -1,7 +1,8 @@
 // The autotune behind --variant best (best.h). A call's key is its stage,
 // shape (as the CSV describes it) and thread count; on a miss, every
 // available variant of the stage except the naive baseline (never the
-// fastest, and minutes at these sizes) is prepared, checked against the
+// fastest, and minutes at these sizes; a candidate only where nothing else
+// can run the stage) is prepared, checked against the
 // fp64 reference on a generated instance of the shape, and timed (median
 // of >= 3 runs and >= 0.2 s); the fastest that passed is chosen, printed
 // with the others' times, and appended to the cache. The cache's first line
@@ -121,9 +122,20 @@ static xf_case case_of(xf_stage stage, const void *args)
     return c;
 }
 
-static int candidate(const xf_family *f, const xf_variant *v, xf_stage stage)
+static int candidate(const xf_family *f, const xf_variant *v, xf_stage stage, int with_naive)
 {
-    return v->stage == stage && strcmp(f->name, "naive") && strcmp(f->name, "mutant") && !xf_variant_unavailable(v);
+    return v->stage == stage && (with_naive || strcmp(f->name, "naive")) && strcmp(f->name, "mutant") &&
+           !xf_variant_unavailable(v);
+}
+
+// naive is a candidate only where nothing else can run the stage (under
+// XFBENCH_MAX_ISA=scalar, embed has no other kernel).
+static int naive_needed(xf_stage stage)
+{
+    for (int f = 0; f < xf_registry_count(); f++)
+        for (const xf_variant *v = xf_registry_family(f)->variants; v->name; v++)
+            if (candidate(xf_registry_family(f), v, stage, 0)) return 0;
+    return 1;
 }
 
 // Times every candidate on the shape; NULL if none passed.
@@ -138,9 +150,10 @@ static const xf_variant *tune(xf_stage stage, const xf_case *c, const char *key)
     double win_ns = 0.0;
     char report[1024] = "";
     size_t len = 0;
+    const int with_naive = naive_needed(stage);
     for (int f = 0; f < xf_registry_count(); f++)
         for (const xf_variant *v = xf_registry_family(f)->variants; v->name; v++) {
-            if (!candidate(xf_registry_family(f), v, stage)) continue;
+            if (!candidate(xf_registry_family(f), v, stage, with_naive)) continue;
             xf_runner r = {.v = v, .name = v->name};
             if (xf_runner_prepare(&r, &in) != 0) {
                 xf_runner_release(&r);

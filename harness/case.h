@@ -57,6 +57,7 @@ typedef struct {
     double bound_ulp;              // math_ulp the bounds were computed for (-1: none yet)
     int model_bound;               // 1: error-model bound (compound), 0: componentwise
     double flops, bytes;
+    double useful_flops;           // flops less the masked attention pairs (kernels/counts.c)
     void **owned;                  // inputs and weights, freed with the instance
     int nowned;
 } xf_instance;

@@ -197,6 +197,7 @@ static int build_primitive(xf_instance *in, xf_rng *r)
             return -1;
         a->out = in->out[0].data;
         in->flops = xf_attention_flops(a), in->bytes = xf_attention_bytes(a);
+        in->useful_flops = xf_attention_useful_flops(a);
         return 0;
     }
     case XF_ADD_LAYERNORM: {
@@ -245,6 +246,7 @@ static int build_compound(xf_instance *in, xf_rng *r)
             return -1;
         a->y = in->out[0].data;
         in->flops = xf_encoder_layer_flops(a), in->bytes = xf_encoder_layer_bytes(a);
+        in->useful_flops = xf_encoder_layer_useful_flops(a);
         return 0;
     }
     case XF_DECODER_LAYER: {
@@ -262,6 +264,7 @@ static int build_compound(xf_instance *in, xf_rng *r)
             return -1;
         a->y = in->out[0].data;
         in->flops = xf_decoder_layer_flops(a), in->bytes = xf_decoder_layer_bytes(a);
+        in->useful_flops = xf_decoder_layer_useful_flops(a);
         return 0;
     }
     case XF_FORWARD: {
@@ -292,6 +295,7 @@ static int build_compound(xf_instance *in, xf_rng *r)
             return -1;
         a->memory = in->out[0].data, a->y = in->out[1].data;
         in->flops = xf_forward_flops(a), in->bytes = xf_forward_bytes(a);
+        in->useful_flops = xf_forward_useful_flops(a);
         return 0;
     }
     default: return -1;
@@ -303,8 +307,11 @@ int xf_instance_build(xf_instance *in, const xf_case *c)
     memset(in, 0, sizeof *in);
     in->c = *c;
     in->bound_ulp = -1.0;
+    in->useful_flops = -1.0; // set by the stages with masked work
     xf_rng r = {c->seed};
-    return c->stage < XF_FIRST_COMPOUND ? build_primitive(in, &r) : build_compound(in, &r);
+    int rc = c->stage < XF_FIRST_COMPOUND ? build_primitive(in, &r) : build_compound(in, &r);
+    if (in->useful_flops < 0) in->useful_flops = in->flops;
+    return rc;
 }
 
 // Compound stages: the reference's error-model variance becomes the bound

@@ -285,6 +285,7 @@ int xf_instance_from_file(xf_instance *in, const xf_st *st, const xf_case *base,
         return ERR("out of memory");
     a->memory = in->out[0].data, a->y = in->out[1].data;
     in->flops = xf_forward_flops(a), in->bytes = xf_forward_bytes(a);
+    in->useful_flops = xf_forward_useful_flops(a);
     return 0;
 }
 

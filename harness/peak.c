@@ -5,10 +5,17 @@
 #include <omp.h>
 #endif
 
+#include "../variants/isa/caches.h"
 #include "../variants/isa/isa.h"
 #include "peak.h"
 #include "registry.h"
 #include "runner.h"
+
+const char *xf_roof_name(xf_roof r)
+{
+    static const char *const names[] = {"L1", "L2", "L3", "DRAM", "FMA"};
+    return names[r];
+}
 
 static int procs(void)
 {
@@ -35,54 +42,141 @@ static double fma_on(const xf_family *f, int threads, double seconds)
     return best;
 }
 
-// STREAM triad a = b + s c on 3 arrays of 32 Mi floats (384 MiB, 12x the
-// 32 MiB L3), best of 5, counting 12 bytes per element as STREAM does.
-static double triad(int threads)
+typedef void (*triad_fn)(float *a, const float *b, const float *c, long n, int stream);
+
+// STREAM triad with `per_thread` bytes of working set (3 arrays) on each
+// thread, counting 12 bytes per element as STREAM does: every thread its
+// own arrays (first touch), passes repeated so each sample moves at least
+// 512 MiB per thread, best of `samples`.
+static double triad_bw(triad_fn triad, double per_thread, int threads, int stream, int samples)
 {
-    const long n = 32l << 20;
-    float *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
-    if (!a || !b || !c) return free(a), free(b), free(c), 0.0;
+    const long n = ((long)(per_thread / 12) + 15) / 16 * 16;
+    const long passes = (long)((512.0 * (1 << 20)) / (12.0 * n)) + 1;
     double best = 1e30;
+    int failed = 0;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static)
+#pragma omp parallel num_threads(threads) reduction(| : failed)
 #endif
-    for (long i = 0; i < n; i++) a[i] = 0.0f, b[i] = 1.0f, c[i] = 2.0f; // first touch per thread
-    for (int rep = 0; rep < 5; rep++) {
-        double t0 = xf_now_ns();
+    {
+        const size_t bytes = (size_t)n * sizeof(float);
+        float *a = aligned_alloc(64, bytes), *b = aligned_alloc(64, bytes), *c = aligned_alloc(64, bytes);
+        failed = !a || !b || !c;
+        if (!failed)
+            for (long i = 0; i < n; i++) a[i] = 0.0f, b[i] = 1.0f, c[i] = 2.0f;
+        for (int s = 0; s < samples; s++) {
+            double t0 = 0.0;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static)
+#pragma omp barrier
+#pragma omp master
 #endif
-        for (long i = 0; i < n; i++) a[i] = b[i] + 3.0f * c[i];
-        double t = (xf_now_ns() - t0) * 1e-9;
-        if (t < best) best = t;
+            t0 = xf_now_ns();
+            for (long r = 0; r < passes && !failed; r++) triad(a, b, c, n, stream);
+#ifdef _OPENMP
+#pragma omp barrier
+#pragma omp master
+#endif
+            {
+                double t = xf_now_ns() - t0;
+                if (t < best) best = t;
+            }
+        }
+        if (!failed) {
+            volatile float sink = a[n / 2];
+            (void)sink;
+        }
+        free(a), free(b), free(c);
     }
-    volatile float sink = a[n / 2];
-    (void)sink;
     (void)threads;
-    free(a), free(b), free(c);
-    return 12.0 * n / best / 1e9;
+    if (failed) return 0.0;
+    return 12.0 * (double)n * passes * threads / best;
+}
+
+// The working set each level is measured at on one thread: half of it
+// (so the level below does not hold it: each is at least twice the one
+// below on the CPUs seen); DRAM at 4x the L3 (at least 384 MiB), within
+// a quarter of the memory available. Reported roofs are made monotone
+// (xf_peak_measure).
+static void working_sets(const xf_caches *c, double mem_available, double ws[XF_NLEVELS])
+{
+    ws[XF_ROOF_L1] = c->l1d / 2.0;
+    ws[XF_ROOF_L2] = c->l2 / 2.0;
+    ws[XF_ROOF_L3] = c->l3 / 2.0;
+    double dram = 4.0 * c->l3 > 384.0 * (1 << 20) ? 4.0 * c->l3 : 384.0 * (1 << 20);
+    if (mem_available > 0 && dram > mem_available / 4) dram = mem_available / 4;
+    ws[XF_ROOF_DRAM] = dram;
 }
 
 int xf_peak_measure(xf_peak *p, double seconds, FILE *log)
 {
     memset(p, 0, sizeof *p);
     p->procs = procs();
-    if (log) fprintf(log, "%-10s %14s %14s\n", "", "1 thread", "all threads");
-    for (int i = 0; i < xf_registry_count(); i++) {
-        const xf_family *f = xf_registry_family(i);
-        if (!f->fma_gflops || xf_isa_unavailable((xf_isa)f->isa)) continue;
-        double one = fma_on(f, 1, seconds), all = fma_on(f, p->procs, seconds);
-        if (log) fprintf(log, "FMA %-6s %8.1f GFLOP/s %8.1f GFLOP/s (%d threads)\n", f->name, one, all, p->procs);
-        if (one > p->flops_1) {
-            p->flops_1 = one, p->flops_all = all;
-            snprintf(p->flops_family, sizeof p->flops_family, "%s", f->name);
-        }
+    const xf_caches *c = xf_caches_get();
+    p->cache[0] = (double)c->l1d, p->cache[1] = (double)c->l2, p->cache[2] = (double)c->l3;
+    xf_machine m;
+    xf_machine_read(&m);
+    working_sets(c, m.mem_available, p->ws);
+    if (log) {
+        fprintf(log, "caches: L1d %.0f KiB (%s), L2 %.0f KiB (%s) per core, L3 %.0f MiB (%s)\n",
+                p->cache[0] / 1024, c->source[0], p->cache[1] / 1024, c->source[1],
+                p->cache[2] / (1 << 20), c->source[2]);
+        fprintf(log, "%-14s %16s %16s\n", "", "1 thread", "all threads");
     }
-    p->bw_1 = triad(1);
-    p->bw_all = triad(p->procs);
-    if (log) fprintf(log, "triad      %8.1f GB/s    %8.1f GB/s    (%d threads; 3 x 128 MiB arrays)\n",
-                     p->bw_1, p->bw_all, p->procs);
-    return p->flops_1 > 0 ? 0 : -1;
+    // The best SIMD family's vectors; naive's (SSE2) only where none runs.
+    triad_fn triad = NULL;
+    for (int pass = 0; pass < 2 && !p->flops_1; pass++)
+        for (int i = 0; i < xf_registry_count(); i++) {
+            const xf_family *f = xf_registry_family(i);
+            if (!f->fma_gflops || xf_isa_unavailable((xf_isa)f->isa)) continue;
+            if ((pass == 0) != (f->isa != XF_ISA_SCALAR)) continue;
+            double one = fma_on(f, 1, seconds), all = fma_on(f, p->procs, seconds);
+            if (log)
+                fprintf(log, "FMA %-10s %10.1f GFLOP/s %10.1f GFLOP/s (%d threads)\n", f->name, one, all, p->procs);
+            if (one > p->flops_1) {
+                p->flops_1 = one, p->flops_all = all, triad = f->triad;
+                snprintf(p->flops_family, sizeof p->flops_family, "%s", f->name);
+            }
+        }
+    if (!triad) return -1;
+    const int samples = seconds >= 1.0 ? 7 : 3;
+    for (int l = XF_NLEVELS - 1; l >= 0; l--) {
+        // L1 and L2 are per core: each thread its own working set; L3 and
+        // DRAM are shared: the working set split between the threads.
+        const int shared = l >= XF_ROOF_L3;
+        p->bw_1[l] = triad_bw(triad, p->ws[l], 1, 0, samples);
+        p->bw_all[l] = triad_bw(triad, shared ? p->ws[l] / p->procs : p->ws[l], p->procs, 0, samples);
+        // A row is held against a level when the level holds at least half
+        // its bytes (xf_peak_level), so the smallest working set of a
+        // level's rows is twice the level before: measured there too, and
+        // the faster counts (bandwidth only falls as a working set grows).
+        // This also covers a virtual machine's L3, reported as the whole
+        // socket's, more than its share. DRAM: streaming stores too, which
+        // skip the read for ownership of a.
+        const double edge = l == XF_ROOF_L1 ? 0.0 : l == XF_ROOF_DRAM ? 2.0 * p->cache[2] : 2.0 * p->cache[l - 1];
+        if (edge > 0 && edge < p->ws[l]) {
+            double one = triad_bw(triad, edge, 1, 0, samples);
+            // on all threads, the level before holds procs x its size if
+            // it is per core (L1, L2): each thread twice its own share
+            const double per_thread = l == XF_ROOF_DRAM ? edge / p->procs : edge;
+            double all = triad_bw(triad, per_thread, p->procs, 0, samples);
+            if (one > p->bw_1[l]) p->bw_1[l] = one;
+            if (all > p->bw_all[l]) p->bw_all[l] = all;
+        }
+        if (l == XF_ROOF_DRAM) {
+            double one = triad_bw(triad, p->ws[l], 1, 1, samples);
+            double all = triad_bw(triad, p->ws[l] / p->procs, p->procs, 1, samples);
+            if (one > p->bw_1[l]) p->bw_1[l] = one;
+            if (all > p->bw_all[l]) p->bw_all[l] = all;
+        }
+        // A roof bounds: a level is never slower than the one behind it
+        // (a working set it holds could always be served from further out).
+        if (l < XF_ROOF_DRAM && p->bw_1[l] < p->bw_1[l + 1]) p->bw_1[l] = p->bw_1[l + 1];
+        if (l < XF_ROOF_DRAM && p->bw_all[l] < p->bw_all[l + 1]) p->bw_all[l] = p->bw_all[l + 1];
+    }
+    for (int l = 0; l < XF_NLEVELS && log; l++)
+        fprintf(log, "triad %-8s %10.1f GB/s    %10.1f GB/s    (%d threads; working set %.3g MiB%s)\n",
+                xf_roof_name((xf_roof)l), p->bw_1[l], p->bw_all[l], p->procs, p->ws[l] / (1 << 20),
+                l == XF_ROOF_L1 ? "" : l == XF_ROOF_DRAM ? " and 2x L3, stores cached or streaming" : " and 2x the level before");
+    return p->flops_1 > 0 && p->bw_1[XF_ROOF_DRAM] > 0 ? 0 : -1;
 }
 
 void xf_cache_path(const char *file, char *buf, size_t size)
@@ -104,9 +198,11 @@ void xf_cache_mkdirs(char *path)
 
 void xf_peak_cache_path(char *buf, size_t size) { xf_cache_path("peak.txt", buf, size); }
 
+// The cap is part of the key: a capped run's roofs are the smaller CPU's.
 static void key(const xf_machine *m, char *buf, size_t size)
 {
-    snprintf(buf, size, "%s|%s|%d", m->cpu, m->isa, procs());
+    const char *cap = getenv("XFBENCH_MAX_ISA");
+    snprintf(buf, size, "v2|%s|%s|cap %s|%d", m->cpu, m->isa, cap && *cap ? cap : "none", procs());
 }
 
 int xf_peak_load(xf_peak *p, const xf_machine *m)
@@ -116,11 +212,14 @@ int xf_peak_load(xf_peak *p, const xf_machine *m)
     key(m, want, sizeof want);
     FILE *f = fopen(path, "r");
     if (!f) return -1;
+    memset(p, 0, sizeof *p);
     int ok = fgets(line, sizeof line, f) && !strncmp(line, want, strlen(want)) && line[strlen(want)] == '\n' &&
-             fscanf(f, "%d %lf %lf %lf %lf %15s", &p->procs, &p->flops_1, &p->flops_all, &p->bw_1,
-                    &p->bw_all, p->flops_family) == 6;
+             fscanf(f, "%d %lf %lf %15s", &p->procs, &p->flops_1, &p->flops_all, p->flops_family) == 4;
+    for (int l = 0; ok && l < XF_NLEVELS; l++)
+        ok = fscanf(f, "%lf %lf %lf", &p->bw_1[l], &p->bw_all[l], &p->ws[l]) == 3 && p->bw_1[l] > 0;
+    ok = ok && fscanf(f, "%lf %lf %lf", &p->cache[0], &p->cache[1], &p->cache[2]) == 3;
     fclose(f);
-    return ok && p->flops_1 > 0 && p->bw_1 > 0 ? 0 : -1;
+    return ok && p->flops_1 > 0 ? 0 : -1;
 }
 
 void xf_peak_save(const xf_peak *p, const xf_machine *m)
@@ -131,8 +230,9 @@ void xf_peak_save(const xf_peak *p, const xf_machine *m)
     FILE *f = fopen(path, "w");
     if (!f) return;
     key(m, k, sizeof k);
-    fprintf(f, "%s\n%d %.3f %.3f %.3f %.3f %s\n", k, p->procs, p->flops_1, p->flops_all, p->bw_1,
-            p->bw_all, p->flops_family);
+    fprintf(f, "%s\n%d %.3f %.3f %s\n", k, p->procs, p->flops_1, p->flops_all, p->flops_family);
+    for (int l = 0; l < XF_NLEVELS; l++) fprintf(f, "%.3f %.3f %.0f\n", p->bw_1[l], p->bw_all[l], p->ws[l]);
+    fprintf(f, "%.0f %.0f %.0f\n", p->cache[0], p->cache[1], p->cache[2]);
     fclose(f);
 }
 
@@ -143,4 +243,16 @@ static double scaled(double one, double all, int procs, int threads)
 }
 
 double xf_peak_flops(const xf_peak *p, int threads) { return scaled(p->flops_1, p->flops_all, p->procs, threads); }
-double xf_peak_bw(const xf_peak *p, int threads) { return scaled(p->bw_1, p->bw_all, p->procs, threads); }
+double xf_peak_bw(const xf_peak *p, xf_roof level, int threads)
+{
+    return scaled(p->bw_1[level], p->bw_all[level], p->procs, threads);
+}
+
+xf_roof xf_peak_level(const xf_peak *p, double bytes, int threads)
+{
+    const int cores = threads < p->procs ? threads : p->procs;
+    const double held[3] = {p->cache[0] * cores, p->cache[1] * cores, p->cache[2]};
+    for (int l = 0; l < 3; l++)
+        if (bytes / 2 <= held[l]) return (xf_roof)l;
+    return XF_ROOF_DRAM;
+}

@@ -1,6 +1,7 @@
-// The machine's measured peaks, the denominators of pct_peak: fp32 FMA
-// throughput (the best SIMD family's vectors) and STREAM-triad memory
-// bandwidth beyond the last-level cache, on 1 thread and on all of them.
+// The machine's measured roofs, the denominators of pct_peak: fp32 FMA
+// throughput (the best vectors the CPU and XFBENCH_MAX_ISA allow) and the
+// read+write bandwidth of each memory level (STREAM triad at a working set
+// sized from the detected cache sizes), on 1 thread and on all of them.
 #ifndef XF_PEAK_H
 #define XF_PEAK_H
 
@@ -8,17 +9,23 @@
 
 #include "machine.h"
 
+typedef enum { XF_ROOF_L1, XF_ROOF_L2, XF_ROOF_L3, XF_ROOF_DRAM, XF_NLEVELS, XF_ROOF_FMA = XF_NLEVELS } xf_roof;
+
+const char *xf_roof_name(xf_roof r); // "L1", "L2", "L3", "DRAM", "FMA"
+
 typedef struct {
-    int procs;                // threads of the "all" measurements
+    int procs;                 // threads of the "all" measurements
     double flops_1, flops_all; // GFLOP/s
-    double bw_1, bw_all;       // GB/s
+    double bw_1[XF_NLEVELS], bw_all[XF_NLEVELS]; // GB/s, triad counting (12 bytes per element)
+    double ws[XF_NLEVELS];     // working set each level was measured at, bytes, 1 thread
+    double cache[3];           // L1d, L2 per core, L3 in all, bytes (variants/isa/caches.h)
     char flops_family[16];     // the family whose vectors gave flops_*
 } xf_peak;
 
-// Measures (printing a table to log if not NULL). 0, or -1 if no SIMD
-// family can run here (flops then 0).
+// Measures (printing a table to log if not NULL). 0, or -1 if nothing
+// could be measured.
 int xf_peak_measure(xf_peak *p, double seconds, FILE *log);
-// The cache file for this machine (CPU model, ISA, thread count).
+// The cache file for this machine (CPU model, ISA, cap, thread count).
 void xf_peak_cache_path(char *buf, size_t size);
 // $XDG_CACHE_HOME/xfbench/<file> (else ~/.cache/xfbench/<file>), and the
 // directories above a path made.
@@ -28,9 +35,14 @@ void xf_cache_mkdirs(char *path);
 int xf_peak_load(xf_peak *p, const xf_machine *m);
 void xf_peak_save(const xf_peak *p, const xf_machine *m);
 
-// The peak a run on `threads` threads is measured against: the 1-thread
+// The roof a run on `threads` threads is measured against: the 1-thread
 // value, scaled by threads up to the all-thread value.
 double xf_peak_flops(const xf_peak *p, int threads);
-double xf_peak_bw(const xf_peak *p, int threads);
+double xf_peak_bw(const xf_peak *p, xf_roof level, int threads);
+// The memory level whose roof bounds a stage that moves `bytes` per call
+// on `threads` threads: the smallest level holding at least half of them
+// (a working set up to twice a level's size is still served largely from
+// it; a roof must bound, so the faster level is taken).
+xf_roof xf_peak_level(const xf_peak *p, double bytes, int threads);
 
 #endif

@@ -62,11 +62,6 @@ const xf_family *xf_registry_find_family(const char *name)
     return NULL;
 }
 
-const xf_family *xf_registry_family_of(const xf_variant *v)
-{
-    return xf_registry_find_family(v->family);
-}
-
 const xf_variant *xf_registry_find(xf_stage stage, const char *name)
 {
     for (int i = 0; i < nfamilies; i++)
@@ -87,33 +82,52 @@ static const xf_variant *family_default(const xf_family *f, xf_stage stage)
     return NULL;
 }
 
-// Which primitives a compound stage calls (variants/compose/compose.c).
-static int calls(xf_stage compound, xf_stage prim)
+// Why none of the family's own variants of stage can run here (the first
+// one's reason), or NULL if it has none of that stage at all.
+static const char *family_missing(const xf_family *f, xf_stage stage)
+{
+    for (const xf_variant *v = f->variants; v->name; v++)
+        if (v->stage == stage) return xf_variant_unavailable(v);
+    return NULL;
+}
+
+int xf_compound_calls(xf_stage compound, xf_stage prim)
 {
     if (prim == XF_SOFTMAX) return 0; // inside attention
     if (compound == XF_FFN) return prim == XF_LINEAR;
     return prim != XF_EMBED || compound == XF_FORWARD;
 }
 
-int xf_ops_for_family(const char *family, const char *use, xf_stage compound, xf_ops *ops,
-                      char *note, size_t note_size, char *err, size_t err_size)
+// What a family without a kernel for a primitive stage borrows: this
+// project's tuned kernel for the CPU (the omp family on several threads,
+// else the widest SIMD family the CPU and XFBENCH_MAX_ISA allow), never
+// naive while one of them runs: a peer's row must compare the peer's
+// library, not the scalar baseline.
+static const xf_variant *lender(xf_stage stage, int threads)
 {
-    const xf_family *f = xf_registry_find_family(family);
-    if (!f) {
-        snprintf(err, err_size, "unknown variant family '%s' for a compound stage", family);
-        return -1;
+    static const char *const order[] = {"omp", "avx512", "avx2"};
+    for (int i = threads > 1 ? 0 : 1; i < 3; i++) {
+        const xf_family *f = xf_registry_find_family(order[i]);
+        const xf_variant *v = f ? family_default(f, stage) : NULL;
+        if (v) return v;
     }
-    if (note_size) note[0] = '\0';
-    for (int s = 0; s < XF_FIRST_COMPOUND; s++) {
-        ops->op[s] = family_default(f, (xf_stage)s);
-        if (!ops->op[s]) {
-            ops->op[s] = family_default(&xf_family_naive, (xf_stage)s);
-            if (!calls(compound, (xf_stage)s)) continue;
-            size_t len = strlen(note);
-            snprintf(note + len, note_size - len, "%s%s: %s has none available, using naive",
-                     len ? "; " : "", xf_stage_name((xf_stage)s), family);
-        }
-    }
+    return family_default(&xf_family_naive, stage);
+}
+
+static void add_note(char *note, size_t note_size, const char *fmt, const char *a, const char *b,
+                     const char *c)
+{
+    if (!note_size) return;
+    size_t len = strlen(note);
+    if (len + 2 >= note_size) return;
+    if (len) snprintf(note + len, note_size - len, "; ");
+    len = strlen(note);
+    snprintf(note + len, note_size - len, fmt, a, b, c);
+}
+
+// --use overrides into ops->op; 0, or -1 with err.
+static int apply_use(const char *use, xf_ops *ops, int *overridden, char *err, size_t err_size)
+{
     if (!use || !*use) return 0;
     char buf[512];
     snprintf(buf, sizeof buf, "%s", use);
@@ -140,6 +154,48 @@ int xf_ops_for_family(const char *family, const char *use, xf_stage compound, xf
             return -1;
         }
         ops->op[s] = v;
+        overridden[s] = 1;
     }
     return 0;
+}
+
+int xf_ops_for_family(const char *family, const char *use, xf_stage compound, int threads, xf_ops *ops,
+                      char *note, size_t note_size, char *err, size_t err_size)
+{
+    const xf_family *f = xf_registry_find_family(family);
+    if (!f) {
+        snprintf(err, err_size, "unknown variant family '%s' for a compound stage", family);
+        return -1;
+    }
+    if (note_size) note[0] = '\0';
+    memset(ops, 0, sizeof *ops);
+    int overridden[XF_FIRST_COMPOUND] = {0};
+    if (apply_use(use, ops, overridden, err, err_size)) return -1;
+    for (int s = 0; s < XF_FIRST_COMPOUND; s++) {
+        if (overridden[s]) continue;
+        ops->op[s] = family_default(f, (xf_stage)s);
+        if (ops->op[s]) continue;
+        const char *why = family_missing(f, (xf_stage)s);
+        if (why && xf_compound_calls(compound, (xf_stage)s)) {
+            // The family has this stage but cannot run it here: the
+            // composition would run someone else's code under its name.
+            snprintf(err, err_size, "its %s cannot run here: %s", xf_stage_name((xf_stage)s), why);
+            return 1;
+        }
+        ops->op[s] = lender((xf_stage)s, threads);
+        if (xf_compound_calls(compound, (xf_stage)s))
+            add_note(note, note_size, "%s: %s has none, using %s", xf_stage_name((xf_stage)s), family,
+                     ops->op[s]->name);
+    }
+    return 0;
+}
+
+void xf_ops_composition(const xf_ops *ops, xf_stage compound, char *buf, size_t size)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int s = 0; s < XF_FIRST_COMPOUND && len < size; s++)
+        if (xf_compound_calls(compound, (xf_stage)s) && ops->op[s])
+            len += (size_t)snprintf(buf + len, size - len, "%s%s=%s", len ? ";" : "",
+                                    xf_stage_name((xf_stage)s), ops->op[s]->name);
 }

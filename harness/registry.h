@@ -10,7 +10,6 @@ void xf_registry_add(const xf_family *f);
 int xf_registry_count(void);
 const xf_family *xf_registry_family(int i);
 const xf_family *xf_registry_find_family(const char *name);
-const xf_family *xf_registry_family_of(const xf_variant *v);
 
 // A primitive variant by stage and name, or NULL.
 const xf_variant *xf_registry_find(xf_stage stage, const char *name);
@@ -18,13 +17,25 @@ const xf_variant *xf_registry_find(xf_stage stage, const char *name);
 // Why v cannot run here, or NULL if it can.
 const char *xf_variant_unavailable(const xf_variant *v);
 
+// Whether the compound stage calls the primitive stage prim itself
+// (softmax runs inside attention; ffn calls only linear; embed only in
+// forward).
+int xf_compound_calls(xf_stage compound, xf_stage prim);
+
 // The primitives a compound stage of this family runs with: the family's
-// first available variant of each primitive stage, naive where it has none
-// (each fallback described in note, which may be NULL), then the
-// "stage=variant,..." overrides in use (may be NULL).
-// Returns 0, or -1 with a one-line reason in err.
-// Notes name only the primitives the compound stage calls.
-int xf_ops_for_family(const char *family, const char *use, xf_stage compound, xf_ops *ops,
+// first available variant of each primitive stage, then the
+// "stage=variant,..." overrides in use (may be NULL). Where the family has
+// no variant of a stage at all (a peer library without LayerNorm, say),
+// it borrows this project's tuned kernel for threads (omp on several,
+// else the widest SIMD family the CPU allows; naive only where none can
+// run), each borrowing described in note (may be NULL).
+// Returns 0; 1 if the family's own kernel of a stage the compound calls
+// cannot run here (the composition is unavailable: never run under the
+// family's name), with the reason in err; -1 on a usage error, in err.
+int xf_ops_for_family(const char *family, const char *use, xf_stage compound, int threads, xf_ops *ops,
                       char *note, size_t note_size, char *err, size_t err_size);
+// "linear=avx512;attention=avx512-flash;...": the primitives ops composes
+// for the compound stage, only those it calls.
+void xf_ops_composition(const xf_ops *ops, xf_stage compound, char *buf, size_t size);
 
 #endif

@@ -55,7 +55,7 @@ static const char HEADER[] =
     "stage,variant,batch,heads,dk,seq_q,seq_k,d_model,d_ff,layers,n,k,relu,pad,causal,"
     "threads,reps,median_ns,min_ns,spread_pct,prepare_ns,gflops,gbps,pct_peak,"
     "max_abs_err,max_rel_err,nmse,err_over_bound,passed,cpu,isa,compiler,cflags,commit,date,"
-    "stage_ms,host\n";
+    "stage_ms,host,useful_gflops,useful_pct_peak,roof,composition\n";
 
 FILE *xf_csv_open(const char *path)
 {
@@ -68,7 +68,7 @@ FILE *xf_csv_open(const char *path)
 
 void xf_csv_row(FILE *f, const xf_instance *in, const char *variant, const char *cflags,
                 int threads, const xf_check_result *chk, const xf_timing *t, double prepare_ns,
-                double pct_peak, const xf_machine *m, const xf_exec *ex)
+                const xf_row_rates *rates, const xf_machine *m, const xf_exec *ex)
 {
     const xf_case *c = &in->c;
     int lin = c->stage == XF_LINEAR;
@@ -79,7 +79,7 @@ void xf_csv_row(FILE *f, const xf_instance *in, const char *variant, const char 
     if (t) {
         fprintf(f, "%d,%.0f,%.0f,%.2f,%.0f,%.4f,%.4f,", t->reps, t->median_ns, t->min_ns,
                 t->spread_pct, prepare_ns, in->flops / t->median_ns, in->bytes / t->median_ns);
-        if (pct_peak >= 0) fprintf(f, "%.2f", pct_peak);
+        if (rates->pct_peak >= 0) fprintf(f, "%.2f", rates->pct_peak);
         fputc(',', f);
     } else {
         fputs(",,,,,,,,", f);
@@ -94,5 +94,13 @@ void xf_csv_row(FILE *f, const xf_instance *in, const char *variant, const char 
             fprintf(f, "%s%s=%.4f", first ? "" : ";", xf_stage_name((xf_stage)s), ex->stage_ns[s] / t->reps / 1e6);
             first = 0;
         }
-    fprintf(f, ",%s\n", m->host);
+    fprintf(f, ",%s,", m->host);
+    if (t) {
+        fprintf(f, "%.4f,", in->useful_flops / t->median_ns);
+        if (rates->useful_pct_peak >= 0) fprintf(f, "%.2f", rates->useful_pct_peak);
+        fprintf(f, ",%s", xf_roof_name(rates->roof));
+    } else {
+        fputs(",,", f);
+    }
+    fprintf(f, ",%s\n", rates->composition ? rates->composition : "");
 }

@@ -6,7 +6,16 @@
 
 #include "check.h"
 #include "machine.h"
+#include "peak.h"
 #include "timer.h"
+
+// A timed row's rates against the machine's roofs.
+typedef struct {
+    xf_roof roof;           // what pct_peak is against
+    double pct_peak;        // < 0: unknown
+    double useful_pct_peak; // useful GFLOP/s over the FMA roof; < 0: unknown
+    const char *composition; // what ran: "linear=avx512;attention=avx512-flash;..."
+} xf_row_rates;
 
 // "b=3 h=8 dk=64 sq=17 sk=113 pad=some causal=1": the fields the stage uses.
 void xf_case_describe(const xf_case *c, char *buf, size_t size);
@@ -16,10 +25,10 @@ void xf_case_options(const xf_case *c, char *buf, size_t size);
 // Opens FILE for appending, writing the header if it is new or empty.
 // NULL (and a message) if it cannot be opened.
 FILE *xf_csv_open(const char *path);
-// One row. t NULL: the check failed and no time is stored.
-// pct_peak < 0: unknown, left empty.
+// One row. t NULL: the check failed and no time or rate is stored.
+// Percentages < 0: unknown, left empty.
 void xf_csv_row(FILE *f, const xf_instance *in, const char *variant, const char *cflags,
                 int threads, const xf_check_result *chk, const xf_timing *t, double prepare_ns,
-                double pct_peak, const xf_machine *m, const xf_exec *ex);
+                const xf_row_rates *rates, const xf_machine *m, const xf_exec *ex);
 
 #endif

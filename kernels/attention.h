@@ -45,6 +45,13 @@ static inline double xf_attention_flops(const xf_attention_args *a)
     return 4.0 * a->batch * a->heads * (double)a->seq_q * a->seq_k * a->dk;
 }
 
+// Useful count: 2 dk for the score and 2 dk for the P V term of each
+// visible (query, key) pair only (kernels/counts.c): what a kernel that
+// skipped every masked pair would have to do.
+double xf_attention_useful_flops(const xf_attention_args *a);
+// Visible (query, key) pairs over the batch, per head.
+double xf_visible_pairs(const uint8_t *key_pad, int batch, int seq_q, int seq_k, int causal);
+
 // Q, K, V read once, out written once (the seq_q x seq_k scores are not
 // compulsory traffic).
 static inline double xf_attention_bytes(const xf_attention_args *a)

@@ -1,26 +1,58 @@
 // FLOP and byte counts of the compound stages: the sums of the primitive
-// stage calls they are made of (dense FLOPs: masked attention work counts).
+// stage calls they are made of. Dense FLOPs count masked attention work;
+// useful FLOPs count only the visible (query, key) pairs of attention (and
+// every linear's dense work, since every row is computed).
 #include "add_layernorm.h"
 #include "attention.h"
 #include "forward.h"
 #include "linear.h"
 
 typedef struct {
-    double flops, bytes;
+    double flops, bytes, useful;
 } cost;
+
+// Per batch element, the keys visible to query i are the unpadded keys
+// j <= i (causal) or all unpadded keys: a running count of unpadded keys
+// gives each row's count in one pass over the keys.
+double xf_visible_pairs(const uint8_t *key_pad, int batch, int seq_q, int seq_k, int causal)
+{
+    double pairs = 0.0;
+    for (int b = 0; b < batch; b++) {
+        const uint8_t *pad = key_pad ? key_pad + (size_t)b * seq_k : NULL;
+        long open = 0; // unpadded keys seen so far
+        if (causal) {
+            for (int i = 0; i < seq_q; i++) {
+                if (i < seq_k) open += !pad || !pad[i];
+                pairs += (double)open;
+            }
+        } else {
+            for (int j = 0; j < seq_k; j++) open += !pad || !pad[j];
+            pairs += (double)open * seq_q;
+        }
+    }
+    return pairs;
+}
+
+double xf_attention_useful_flops(const xf_attention_args *a)
+{
+    return 4.0 * a->heads * a->dk * xf_visible_pairs(a->key_pad, a->batch, a->seq_q, a->seq_k, a->causal);
+}
 
 static void add_linear(cost *c, int m, int n, int k)
 {
     xf_linear_args l = {.m = m, .n = n, .k = k, .b = (const float *)1};
     c->flops += xf_linear_flops(&l);
+    c->useful += xf_linear_flops(&l);
     c->bytes += xf_linear_bytes(&l);
 }
 
-static void add_attention(cost *c, int batch, int heads, int dk, int seq_q, int seq_k)
+static void add_attention(cost *c, int batch, int heads, int dk, int seq_q, int seq_k,
+                          const uint8_t *key_pad, int causal)
 {
     xf_attention_args at = {.batch = batch, .heads = heads, .dk = dk, .seq_q = seq_q,
-                            .seq_k = seq_k};
+                            .seq_k = seq_k, .key_pad = key_pad, .causal = causal};
     c->flops += xf_attention_flops(&at);
+    c->useful += xf_attention_useful_flops(&at);
     c->bytes += xf_attention_bytes(&at);
 }
 
@@ -28,6 +60,7 @@ static void add_norm(cost *c, int rows, int d)
 {
     xf_add_layernorm_args n = {.rows = rows, .d = d};
     c->flops += xf_add_layernorm_flops(&n);
+    c->useful += xf_add_layernorm_flops(&n);
     c->bytes += xf_add_layernorm_bytes(&n);
 }
 
@@ -37,12 +70,12 @@ static void add_ffn(cost *c, int m, int d, int d_ff)
     add_linear(c, m, d, d_ff);
 }
 
-static cost encoder_cost(int batch, int seq, int heads, int dk, int d_ff)
+static cost encoder_cost(int batch, int seq, int heads, int dk, int d_ff, const uint8_t *src_pad)
 {
-    cost c = {0, 0};
+    cost c = {0, 0, 0};
     const int d = heads * dk, rows = batch * seq;
     add_linear(&c, rows, 3 * d, d);
-    add_attention(&c, batch, heads, dk, seq, seq);
+    add_attention(&c, batch, heads, dk, seq, seq, src_pad, 0);
     add_linear(&c, rows, d, d);
     add_norm(&c, rows, d);
     add_ffn(&c, rows, d, d_ff);
@@ -50,17 +83,18 @@ static cost encoder_cost(int batch, int seq, int heads, int dk, int d_ff)
     return c;
 }
 
-static cost decoder_cost(int batch, int seq_t, int seq_s, int heads, int dk, int d_ff)
+static cost decoder_cost(int batch, int seq_t, int seq_s, int heads, int dk, int d_ff,
+                         const uint8_t *tgt_pad, const uint8_t *src_pad)
 {
-    cost c = {0, 0};
+    cost c = {0, 0, 0};
     const int d = heads * dk, rows = batch * seq_t;
     add_linear(&c, rows, 3 * d, d);
-    add_attention(&c, batch, heads, dk, seq_t, seq_t);
+    add_attention(&c, batch, heads, dk, seq_t, seq_t, tgt_pad, 1);
     add_linear(&c, rows, d, d);
     add_norm(&c, rows, d);
     add_linear(&c, rows, d, d);
     add_linear(&c, batch * seq_s, 2 * d, d);
-    add_attention(&c, batch, heads, dk, seq_t, seq_s);
+    add_attention(&c, batch, heads, dk, seq_t, seq_s, src_pad, 0);
     add_linear(&c, rows, d, d);
     add_norm(&c, rows, d);
     add_ffn(&c, rows, d, d_ff);
@@ -71,14 +105,15 @@ static cost decoder_cost(int batch, int seq_t, int seq_s, int heads, int dk, int
 static cost forward_cost(const xf_forward_args *a)
 {
     const int d = a->heads * a->dk;
-    cost c = {0, 0};
+    cost c = {0, 0, 0};
     xf_embed_args es = {.batch = a->batch, .seq = a->seq_s, .d_model = d};
     xf_embed_args et = {.batch = a->batch, .seq = a->seq_t, .d_model = d};
-    if (a->src_ids) c.flops += xf_embed_flops(&es), c.bytes += xf_embed_bytes(&es);
-    if (a->tgt_ids) c.flops += xf_embed_flops(&et), c.bytes += xf_embed_bytes(&et);
-    cost e = encoder_cost(a->batch, a->seq_s, a->heads, a->dk, a->d_ff);
-    cost dd = decoder_cost(a->batch, a->seq_t, a->seq_s, a->heads, a->dk, a->d_ff);
+    if (a->src_ids) c.flops += xf_embed_flops(&es), c.useful += xf_embed_flops(&es), c.bytes += xf_embed_bytes(&es);
+    if (a->tgt_ids) c.flops += xf_embed_flops(&et), c.useful += xf_embed_flops(&et), c.bytes += xf_embed_bytes(&et);
+    cost e = encoder_cost(a->batch, a->seq_s, a->heads, a->dk, a->d_ff, a->src_pad);
+    cost dd = decoder_cost(a->batch, a->seq_t, a->seq_s, a->heads, a->dk, a->d_ff, a->tgt_pad, a->src_pad);
     c.flops += a->enc_layers * e.flops + a->dec_layers * dd.flops;
+    c.useful += a->enc_layers * e.useful + a->dec_layers * dd.useful;
     c.bytes += a->enc_layers * e.bytes + a->dec_layers * dd.bytes;
     if (a->enc_norm.gamma) add_norm(&c, a->batch * a->seq_s, d);
     if (a->dec_norm.gamma) add_norm(&c, a->batch * a->seq_t, d);
@@ -87,37 +122,34 @@ static cost forward_cost(const xf_forward_args *a)
 
 double xf_ffn_flops(const xf_ffn_args *a)
 {
-    cost c = {0, 0};
+    cost c = {0, 0, 0};
     add_ffn(&c, a->m, a->d_model, a->d_ff);
     return c.flops;
 }
 
 double xf_ffn_bytes(const xf_ffn_args *a)
 {
-    cost c = {0, 0};
+    cost c = {0, 0, 0};
     add_ffn(&c, a->m, a->d_model, a->d_ff);
     return c.bytes;
 }
 
-double xf_encoder_layer_flops(const xf_encoder_layer_args *a)
+static cost enc(const xf_encoder_layer_args *a)
 {
-    return encoder_cost(a->batch, a->seq, a->heads, a->dk, a->d_ff).flops;
+    return encoder_cost(a->batch, a->seq, a->heads, a->dk, a->d_ff, a->src_pad);
 }
 
-double xf_encoder_layer_bytes(const xf_encoder_layer_args *a)
+static cost dec(const xf_decoder_layer_args *a)
 {
-    return encoder_cost(a->batch, a->seq, a->heads, a->dk, a->d_ff).bytes;
+    return decoder_cost(a->batch, a->seq_t, a->seq_s, a->heads, a->dk, a->d_ff, a->tgt_pad, a->src_pad);
 }
 
-double xf_decoder_layer_flops(const xf_decoder_layer_args *a)
-{
-    return decoder_cost(a->batch, a->seq_t, a->seq_s, a->heads, a->dk, a->d_ff).flops;
-}
-
-double xf_decoder_layer_bytes(const xf_decoder_layer_args *a)
-{
-    return decoder_cost(a->batch, a->seq_t, a->seq_s, a->heads, a->dk, a->d_ff).bytes;
-}
-
+double xf_encoder_layer_flops(const xf_encoder_layer_args *a) { return enc(a).flops; }
+double xf_encoder_layer_bytes(const xf_encoder_layer_args *a) { return enc(a).bytes; }
+double xf_encoder_layer_useful_flops(const xf_encoder_layer_args *a) { return enc(a).useful; }
+double xf_decoder_layer_flops(const xf_decoder_layer_args *a) { return dec(a).flops; }
+double xf_decoder_layer_bytes(const xf_decoder_layer_args *a) { return dec(a).bytes; }
+double xf_decoder_layer_useful_flops(const xf_decoder_layer_args *a) { return dec(a).useful; }
 double xf_forward_flops(const xf_forward_args *a) { return forward_cost(a).flops; }
 double xf_forward_bytes(const xf_forward_args *a) { return forward_cost(a).bytes; }
+double xf_forward_useful_flops(const xf_forward_args *a) { return forward_cost(a).useful; }

@@ -32,6 +32,7 @@ typedef struct {
 
 double xf_forward_flops(const xf_forward_args *a);
 double xf_forward_bytes(const xf_forward_args *a);
+double xf_forward_useful_flops(const xf_forward_args *a); // dense less masked attention pairs
 
 // fp64 reference pass with error-model variances; memory/memvar and y/yvar
 // are (batch,seq_s,d_model) and (batch,seq_t,d_model).

@@ -71,6 +71,9 @@ double xf_encoder_layer_flops(const xf_encoder_layer_args *a);
 double xf_encoder_layer_bytes(const xf_encoder_layer_args *a);
 double xf_decoder_layer_flops(const xf_decoder_layer_args *a);
 double xf_decoder_layer_bytes(const xf_decoder_layer_args *a);
+// Useful FLOPs: the dense count less the masked attention pairs (counts.c).
+double xf_encoder_layer_useful_flops(const xf_encoder_layer_args *a);
+double xf_decoder_layer_useful_flops(const xf_decoder_layer_args *a);
 
 // fp64 references on fp64 activations with error-model variances
 // (errmodel.h). math_ulp: the largest ulp error of the transcendental

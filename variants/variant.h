@@ -33,10 +33,15 @@ typedef struct {
     const char *name;
     const char *cflags;          // as the build compiled it (XF_FAMILY_CFLAGS)
     const xf_variant *variants;  // terminated by an entry with name == NULL
-    // SIMD families: FMA throughput of their vectors on this thread, in
-    // GFLOP/s, measured for about `seconds` (NULL for the others), and the
-    // instruction set it needs (xf_isa, variants/isa/isa.h).
+    // SIMD families and naive (SSE2, the x86-64 baseline): FMA throughput
+    // of their vectors on this thread, in GFLOP/s, measured for about
+    // `seconds` (NULL for the others), and the instruction set it needs
+    // (xf_isa, variants/isa/isa.h).
     double (*fma_gflops)(double seconds);
+    // One STREAM-triad pass a = b + 3 c in its vectors (n a multiple of 16,
+    // 64-byte aligned arrays; stream: non-temporal stores), for the memory
+    // roofs; NULL for the families without their own vectors.
+    void (*triad)(float *a, const float *b, const float *c, long n, int stream);
     int isa;
     // Libraries with their own thread pools (OpenBLAS, oneDNN): told the
     // --threads count; NULL for families that use OpenMP's.

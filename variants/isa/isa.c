@@ -1,3 +1,4 @@
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,4 +30,30 @@ const char *xf_isa_unavailable(xf_isa isa)
         return "this CPU lacks AVX-512 F/BW/VL/DQ";
     if ((int)isa > env_cap()) return "capped by XFBENCH_MAX_ISA";
     return NULL;
+}
+
+// The peers' own dispatch caps for each level (oneDNN's ISA names, libxsmm's
+// targets, OpenBLAS's core types): NULL leaves the library to its own
+// detection. SSE4.1 is oneDNN's floor; OpenBLAS's Nehalem kernels use no
+// AVX; libxsmm's "generic" has no JIT (its dispatch returns NULL).
+static const struct {
+    const char *var, *level[3]; // by xf_isa: scalar, avx2, avx512
+} peer_caps[] = {
+    {"ONEDNN_MAX_CPU_ISA", {"SSE41", "AVX2", NULL}},
+    {"LIBXSMM_TARGET", {"generic", "hsw", NULL}},
+    {"OPENBLAS_CORETYPE", {"Nehalem", "Haswell", NULL}},
+};
+
+int xf_isa_cap_peers(void)
+{
+    const int cap = env_cap();
+    int set = 0;
+    if (cap < 0) return 0;
+    for (size_t i = 0; i < sizeof peer_caps / sizeof peer_caps[0]; i++) {
+        const char *want = peer_caps[i].level[cap], *have = getenv(peer_caps[i].var);
+        if (!want || (have && *have)) continue;
+        setenv(peer_caps[i].var, want, 1);
+        set = 1;
+    }
+    return set;
 }

@@ -13,4 +13,10 @@ const char *xf_isa_env_error(void);
 // NULL if a family needing isa may run here, else why not.
 const char *xf_isa_unavailable(xf_isa isa);
 
+// Caps the peer libraries the same way, unless the user capped them
+// already: ONEDNN_MAX_CPU_ISA, LIBXSMM_TARGET (hsw, generic) and
+// OPENBLAS_CORETYPE (Haswell, Nehalem). Returns 1 if it set one: OpenBLAS
+// reads its variable when it is loaded, so the caller must restart itself.
+int xf_isa_cap_peers(void);
+
 #endif

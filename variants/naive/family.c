@@ -2,6 +2,7 @@
 // -ffast-math so the compiler may not reorder (and so vectorise) its
 // reductions; glibc's expf, powf, sinf and cosf are within 1 ulp
 // (glibc manual, "Known Maximum Errors in Math Functions"), sqrtf is exact.
+#include "../isa/isa.h"
 #include "naive.h"
 
 #define NAIVE(st, fn, what)                                                                  \
@@ -17,4 +18,6 @@ static const xf_variant variants[] = {
     {.name = NULL},
 };
 
-const xf_family xf_family_naive = {.name = "naive", .cflags = XF_FAMILY_CFLAGS, .variants = variants};
+const xf_family xf_family_naive = {.name = "naive", .cflags = XF_FAMILY_CFLAGS, .variants = variants,
+                                   .fma_gflops = xf_naive_fma_gflops, .triad = xf_naive_triad,
+                                   .isa = XF_ISA_SCALAR};

@@ -16,4 +16,8 @@ void xf_naive_add_layernorm_eps(const xf_add_layernorm_args *a, float eps);
 // softmax and attention stages. t is scaled in place into probabilities.
 void xf_naive_softmax_row(int n, float *t, const uint8_t *pad_row, int causal, int i);
 
+// The x86-64 baseline's roofs (variants/naive/peak.c).
+double xf_naive_fma_gflops(double seconds);
+void xf_naive_triad(float *a, const float *b, const float *c, long n, int stream);
+
 #endif

@@ -1,6 +1,9 @@
-// The FMA throughput this family's vectors can reach: 12 independent
-// multiply-add chains (more than FMA latency x issue width on Zen 4, 4 x 2)
-// that stay in registers, so nothing but the FMA units is measured.
+// The roofs this family's vectors can reach: FMA throughput from 12
+// independent multiply-add chains (more than FMA latency x issue width on
+// Zen 4, 4 x 2) that stay in registers, so nothing but the FMA units is
+// measured; and one STREAM-triad pass, which harness/peak.c runs at working
+// sets sized for each cache level.
+#include <immintrin.h>
 #include <time.h>
 
 #include "simd.h"
@@ -39,4 +42,18 @@ double XF_FN(fma_gflops)(double seconds)
                                                 xv_add(xv_add(c8, c9), xv_add(c10, c11)))));
     (void)sink;
     return 12.0 * 2.0 * XV_W * (double)iters / (t1 - t0) / 1e9;
+}
+
+// a = b + 3 c over n floats (a multiple of XV_W, 64-byte aligned arrays).
+// stream: non-temporal stores, which skip the read for ownership of a, so
+// that the DRAM roof also bounds the kernels that stream their outputs.
+void XF_FN(triad)(float *a, const float *b, const float *c, long n, int stream)
+{
+    const xv s = xv_set1(3.0f);
+    if (stream) {
+        for (long i = 0; i < n; i += XV_W) xv_stream(a + i, xv_fma(xv_load(c + i), s, xv_load(b + i)));
+        _mm_sfence(); // streaming stores are weakly ordered: publish them
+        return;
+    }
+    for (long i = 0; i < n; i += XV_W) xv_store(a + i, xv_fma(xv_load(c + i), s, xv_load(b + i)));
 }

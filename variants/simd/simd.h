@@ -66,6 +66,9 @@ void XF_FN(flash_block)(const xf_attention_args *a, const float *kv, const uint8
 // Sustained fp32 FMA GFLOP/s of this family's vectors on the calling
 // thread, measured for about `seconds`.
 double XF_FN(fma_gflops)(double seconds);
+// One STREAM-triad pass a = b + 3 c (n a multiple of XV_W, aligned arrays);
+// stream: non-temporal stores.
+void XF_FN(triad)(float *a, const float *b, const float *c, long n, int stream);
 
 // Stage entry points (variant.h signatures).
 int XF_FN(linear_prepare)(const void *args, void **ctx);

@@ -1,0 +1,59 @@
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "caches.h"
+
+// sysfs: index*/level and type say which cache a directory describes,
+// size reads like "48K" or "32M".
+static size_t sysfs_size(int level)
+{
+    for (int i = 0; i < 8; i++) {
+        char path[96], type[32] = "";
+        int lv = 0;
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+        FILE *f = fopen(path, "r");
+        if (!f) break;
+        int ok = fscanf(f, "%d", &lv) == 1;
+        fclose(f);
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
+        if (!ok || lv != level || !(f = fopen(path, "r"))) continue;
+        ok = fscanf(f, "%31s", type) == 1;
+        fclose(f);
+        if (!ok || !strcmp(type, "Instruction")) continue;
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+        if (!(f = fopen(path, "r"))) continue;
+        unsigned long n = 0;
+        char unit = 0;
+        ok = fscanf(f, "%lu%c", &n, &unit) >= 1;
+        fclose(f);
+        if (!ok || !n) continue;
+        return unit == 'K' ? n << 10 : unit == 'M' ? n << 20 : unit == 'G' ? n << 30 : n;
+    }
+    return 0;
+}
+
+static void one(size_t *out, const char **src, int sc_name, int level, size_t fallback)
+{
+    long v = sysconf(sc_name);
+    if (v > 0) {
+        *out = (size_t)v, *src = "sysconf";
+        return;
+    }
+    size_t s = sysfs_size(level);
+    if (s) *out = s, *src = "sysfs";
+    else *out = fallback, *src = "default";
+}
+
+const xf_caches *xf_caches_get(void)
+{
+    static xf_caches c;
+    static int ready;
+    if (!ready) {
+        one(&c.l1d, &c.source[0], _SC_LEVEL1_DCACHE_SIZE, 1, XF_DEFAULT_L1D);
+        one(&c.l2, &c.source[1], _SC_LEVEL2_CACHE_SIZE, 2, XF_DEFAULT_L2);
+        one(&c.l3, &c.source[2], _SC_LEVEL3_CACHE_SIZE, 3, XF_DEFAULT_L3);
+        ready = 1;
+    }
+    return &c;
+}
