@@ -17,6 +17,8 @@
 #include "options.h"
 #include "registry.h"
 #include "report.h"
+#include "../variants/isa/blocking.h"
+#include "../variants/isa/caches.h"
 #include "../variants/isa/isa.h"
 
 static const char *prog = "xfbench";
@@ -426,6 +428,14 @@ static int cmd_peak(const xf_machine *m)
         return 1;
     }
     xf_peak_save(&peak, m);
+    const xf_blocking *b = xf_blocking_get();
+    printf("blocking from the caches (variants/isa/blocking.c): gemm B block %zu KiB, A block %zu KiB, k slice",
+           b->gemm_b_block >> 10, b->gemm_a_block >> 10);
+    for (int i = 0; i < xf_registry_count(); i++)
+        if (xf_registry_family(i)->gemm_nr)
+            printf(" %d (%s)", xf_gemm_kc(xf_registry_family(i)->gemm_nr), xf_registry_family(i)->name);
+    printf("; streaming stores from %zu MiB; libxsmm k slice %d; omp chunks of %zu KiB of rows\n",
+           b->stream_min >> 20, b->xsmm_kc, b->chunk >> 10);
     printf("peak: FMA %.1f GFLOP/s on 1 thread (%s), %.1f on %d; DRAM triad %.1f GB/s on 1, %.1f on %d; cached in %s\n",
            peak.flops_1, peak.flops_family, peak.flops_all, peak.procs, peak.bw_1[XF_ROOF_DRAM],
            peak.bw_all[XF_ROOF_DRAM], peak.procs, path);
@@ -502,6 +512,8 @@ int xf_main(int argc, char **argv)
     // capped run imitates the smaller CPU end to end.
     const char *isa_err = xf_isa_env_error();
     if (isa_err) xf_die_usage("%s", isa_err);
+    const char *caches_err = xf_caches_env_error();
+    if (caches_err) xf_die_usage("%s", caches_err);
     int restart = xf_isa_cap_peers();
     if ((o.threads > 1 || cmd == 4) && !getenv("OMP_PROC_BIND") && !getenv("OMP_PLACES")) {
         setenv("OMP_PROC_BIND", "close", 1);

@@ -198,11 +198,15 @@ void xf_cache_mkdirs(char *path)
 
 void xf_peak_cache_path(char *buf, size_t size) { xf_cache_path("peak.txt", buf, size); }
 
-// The cap is part of the key: a capped run's roofs are the smaller CPU's.
+// The cap and the cache sizes are part of the key: a capped run's roofs
+// are the smaller CPU's, and the working sets follow the caches
+// (XFBENCH_CACHES may imitate another CPU's).
 static void key(const xf_machine *m, char *buf, size_t size)
 {
     const char *cap = getenv("XFBENCH_MAX_ISA");
-    snprintf(buf, size, "v2|%s|%s|cap %s|%d", m->cpu, m->isa, cap && *cap ? cap : "none", procs());
+    const xf_caches *c = xf_caches_get();
+    snprintf(buf, size, "v2|%s|%s|cap %s|%d|caches %zu %zu %zu", m->cpu, m->isa, cap && *cap ? cap : "none", procs(),
+             c->l1d, c->l2, c->l3);
 }
 
 int xf_peak_load(xf_peak *p, const xf_machine *m)

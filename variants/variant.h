@@ -43,6 +43,9 @@ typedef struct {
     // roofs; NULL for the families without their own vectors.
     void (*triad)(float *a, const float *b, const float *c, long n, int stream);
     int isa;
+    // SIMD families: columns of their GEMM's B panels (the k slice follows
+    // from it: variants/isa/blocking.h); 0 for the others.
+    int gemm_nr;
     // Libraries with their own thread pools (OpenBLAS, oneDNN): told the
     // --threads count; NULL for families that use OpenMP's.
     void (*set_threads)(int threads);

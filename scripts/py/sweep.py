@@ -22,6 +22,8 @@ import socket
 import subprocess
 import sys
 
+from xfpy import require_clean
+
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 NAIVE_GFLOP = 2.0
 
@@ -184,6 +186,8 @@ def main():
     ap.add_argument("--point", type=int, help="run only point N (from --list)")
     ap.add_argument("--merge", action="store_true", help="join <out>/<host>/<sweep>.csv into <out>/<sweep>.csv")
     ap.add_argument("--xfbench", default=os.path.join(TOP, "build", "xfbench"))
+    ap.add_argument("--allow-dirty", action="store_true",
+                    help="record into results/ from a tree with uncommitted changes (rows say -dirty)")
     args = ap.parse_args()
     table = sweeps(args.quick)
     if args.sweep not in table:
@@ -193,6 +197,8 @@ def main():
     if args.runs < 1 or args.min_time < 0:
         die("--runs must be >= 1 and --min-time >= 0")
     points = table[args.sweep]
+    if not args.list:
+        require_clean(TOP, os.path.join(args.out, "x"), args.allow_dirty)
     if args.merge:
         merge(args.out, args.sweep)
         return

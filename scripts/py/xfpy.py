@@ -1,5 +1,7 @@
 """Shared helpers of the Python scripts: clear failures for missing imports."""
 import importlib
+import os
+import subprocess
 import sys
 
 
@@ -15,3 +17,17 @@ def need(module, how):
         return importlib.import_module(module)
     except ImportError:
         die(f"xfbench: Python module '{module}' is missing; run {how}")
+
+
+def require_clean(top, dest, allow_dirty):
+    """Refuses (exit 2) to record into top/results from a tree with
+    uncommitted changes unless allow_dirty (scripts/provenance.sh says
+    why); the rows' commit column then ends in -dirty."""
+    results = os.path.join(os.path.realpath(top), "results") + os.sep
+    if allow_dirty or not os.path.abspath(dest).startswith(results):
+        return
+    status = subprocess.run(["git", "-C", top, "status", "--porcelain", "--untracked-files=no"],
+                            capture_output=True, text=True)
+    if status.returncode == 0 and status.stdout.strip():
+        die(f"{os.path.basename(sys.argv[0])}: the tree has uncommitted changes; commit them before recording "
+            "into results/, or pass --allow-dirty (the rows' commit then ends in -dirty)")

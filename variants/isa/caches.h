@@ -8,12 +8,17 @@
 
 typedef struct {
     size_t l1d, l2, l3;    // bytes: L1 data and L2 per core, L3 in all
-    const char *source[3]; // where each came from: "sysconf", "sysfs" or "default"
+    const char *source[3]; // where each came from: "XFBENCH_CACHES", "sysconf", "sysfs" or "default"
 } xf_caches;
 
-// Read once: sysconf(_SC_LEVEL*_CACHE_SIZE), else
+// Read once: XFBENCH_CACHES=L1D,L2,L3 (bytes, with an optional K, M or G:
+// "32K,1M,32M" is a Zen 4 core), which imitates another CPU's caches the
+// way XFBENCH_MAX_ISA imitates its instructions; else
+// sysconf(_SC_LEVEL*_CACHE_SIZE), else
 // /sys/devices/system/cpu/cpu0/cache/index*/size, else the defaults below.
 const xf_caches *xf_caches_get(void);
+// NULL if XFBENCH_CACHES is unset or valid, else a one-line complaint.
+const char *xf_caches_env_error(void);
 
 // Stated defaults when neither source knows (a common x86-64 server core).
 enum { XF_DEFAULT_L1D = 32 << 10, XF_DEFAULT_L2 = 1 << 20, XF_DEFAULT_L3 = 32 << 20 };

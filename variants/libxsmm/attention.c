@@ -62,7 +62,7 @@ void xf_xsmm_attention_run(const void *args, void *ctx)
                         xf_xsmm_plan_tile(&c->qk, c->kt, x.q, c->s, i0, j0, s);
             for (int i = 0; i < a->seq_q; i++)
                 c->simd->softmax_row(a->seq_k, c->s + (size_t)i * a->seq_k, scale, pad, a->causal, i);
-            // Key slices outermost: a slice of V (KC keys) stays in L2 for
+            // Key slices outermost: a slice of V (kc keys) stays in L2 for
             // every query tile.
             for (int s = 0; s < xf_xsmm_plan_slices(&c->pv); s++)
                 for (int j0 = 0; j0 < a->seq_q; j0 += XF_XSMM_BN)

@@ -61,8 +61,8 @@ void xf_xsmm_linear_run(const void *args, void *ctx)
 {
     const xf_linear_args *a = args;
     const linear_ctx *l = ctx;
-    // The tokens loop innermost: one slice of W^T (64 features x KC, 128
-    // KiB) stays in L2 for all the token tiles it meets.
+    // The tokens loop innermost: one slice of W^T (64 features x kc, 128
+    // KiB on Zen 4) stays in L2 for all the token tiles it meets.
     const int slices = xf_xsmm_plan_slices(&l->plan);
     for (int s = 0; s < slices; s++)
         for (int i0 = 0; i0 < a->n; i0 += XF_XSMM_BM)

@@ -1,6 +1,7 @@
 // Blocked, batch-reduced GEMM plans over libxsmm's JIT kernels (xsmm.h).
 #include <string.h>
 
+#include "../isa/blocking.h"
 #include "../isa/isa.h"
 #include "xsmm.h"
 
@@ -17,7 +18,8 @@ static libxsmm_smmfunction_reducebatch_strd dispatch(int m, int n, int k, const 
 
 int xf_xsmm_plan_make(xf_xsmm_plan *p, int m, int n, int k, int lda, size_t a_tile, int ldb, int ldc)
 {
-    *p = (xf_xsmm_plan){.m = m, .n = n, .k = k, .lda = lda, .a_tile = a_tile, .ldb = ldb, .ldc = ldc};
+    *p = (xf_xsmm_plan){.m = m, .n = n, .k = k, .lda = lda, .a_tile = a_tile, .ldb = ldb, .ldc = ldc,
+                        .kc = xf_blocking_get()->xsmm_kc};
     const int mm[2] = {XF_XSMM_BM, m % XF_XSMM_BM}, nn[2] = {XF_XSMM_BN, n % XF_XSMM_BN};
     const int blocks = k / XF_XSMM_BK, rest = k % XF_XSMM_BK;
     for (int i = 0; i < 2; i++)
@@ -25,20 +27,20 @@ int xf_xsmm_plan_make(xf_xsmm_plan *p, int m, int n, int k, int lda, size_t a_ti
             if (mm[i] == 0 || nn[j] == 0 || (i == 0 && m < XF_XSMM_BM) || (j == 0 && n < XF_XSMM_BN)) continue;
             // The first slice's k blocks start C (beta 0), later ones add;
             // the k end adds onto k blocks, or starts C when there are none.
-            for (int beta = 0; beta < (blocks > XF_XSMM_KC / XF_XSMM_BK ? 2 : 1); beta++)
+            for (int beta = 0; beta < (blocks > p->kc / XF_XSMM_BK ? 2 : 1); beta++)
                 if (blocks && !(p->body[beta][i][j] = dispatch(mm[i], nn[j], XF_XSMM_BK, p, beta))) return -1;
             if (rest && !(p->tail[i][j] = dispatch(mm[i], nn[j], rest, p, blocks > 0))) return -1;
         }
     return 0;
 }
 
-int xf_xsmm_plan_slices(const xf_xsmm_plan *p) { return p->k ? (p->k + XF_XSMM_KC - 1) / XF_XSMM_KC : 1; }
+int xf_xsmm_plan_slices(const xf_xsmm_plan *p) { return p->k ? (p->k + p->kc - 1) / p->kc : 1; }
 
 void xf_xsmm_plan_tile(const xf_xsmm_plan *p, const float *a, const float *b, float *c, int i0, int j0, int s)
 {
-    const int k0 = s * XF_XSMM_KC;
+    const int k0 = s * p->kc;
     const int ie = p->m - i0 < XF_XSMM_BM, je = p->n - j0 < XF_XSMM_BN;
-    const int kn = p->k - k0 < XF_XSMM_KC ? p->k - k0 : XF_XSMM_KC;
+    const int kn = p->k - k0 < p->kc ? p->k - k0 : p->kc;
     const unsigned long long blocks = (unsigned long long)(kn / XF_XSMM_BK);
     const float *at = a + (size_t)(i0 / XF_XSMM_BM) * p->a_tile + (size_t)k0 * p->lda, *bt = b + k0 + (size_t)j0 * p->ldb;
     float *ct = c + i0 + (size_t)j0 * p->ldc;

@@ -1,10 +1,9 @@
 // Threaded embedding: the SIMD family's PE table (built in its prepare),
-// tokens in static chunks (every token costs the same).
+// tokens in static chunks of an L1 of rows (every token costs the same:
+// variants/isa/blocking.c).
 #include <stdlib.h>
 
 #include "omp.h"
-
-enum { CHUNK_TOKENS = 64 };
 
 typedef struct {
     const xf_simd_kernels *k;
@@ -36,8 +35,8 @@ void xf_omp_embed_run(const void *args, void *ctx)
     const xf_embed_args *a = args;
     const embed_ctx *e = ctx;
     const float *pe = e->k->embed_pe(e->simd_ctx);
-    const int tokens = a->batch * a->seq;
+    const int tokens = a->batch * a->seq, chunk = xf_chunk_rows((size_t)a->d_model * sizeof(float));
 #pragma omp parallel for schedule(static) num_threads(e->threads)
-    for (int r0 = 0; r0 < tokens; r0 += CHUNK_TOKENS)
-        e->k->embed_rows(a, pe, r0, r0 + CHUNK_TOKENS < tokens ? r0 + CHUNK_TOKENS : tokens);
+    for (int r0 = 0; r0 < tokens; r0 += chunk)
+        e->k->embed_rows(a, pe, r0, r0 + chunk < tokens ? r0 + chunk : tokens);
 }

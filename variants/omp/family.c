@@ -16,11 +16,11 @@ static const xf_variant variants[] = {
       xf_omp_embed_run, xf_omp_embed_release),
     V(XF_LINEAR, "omp", "threads split the B panels of each shared A block of the SIMD GEMM, weights packed in prepare",
       xf_omp_linear_prepare, xf_omp_linear_run, xf_omp_linear_release),
-    V(XF_SOFTMAX, "omp", "threads over 16-row chunks of the SIMD softmax rows",
+    V(XF_SOFTMAX, "omp", "threads over L1-sized row chunks of the SIMD softmax rows",
       xf_omp_rows_prepare_softmax, xf_omp_softmax_run, xf_omp_rows_release),
     V(XF_ATTENTION, "omp-flash", "threads over (batch, head, query block) of the SIMD fused attention",
       xf_omp_flash_prepare, xf_omp_flash_run, xf_omp_flash_release),
-    V(XF_ADD_LAYERNORM, "omp", "threads over 16-row chunks of the SIMD add_layernorm rows",
+    V(XF_ADD_LAYERNORM, "omp", "threads over L1-sized row chunks of the SIMD add_layernorm rows",
       xf_omp_rows_prepare_add_layernorm, xf_omp_add_layernorm_run, xf_omp_rows_release),
     {.name = NULL},
 };

@@ -1,13 +1,11 @@
-// Threaded softmax and add_layernorm: rows handed out in chunks, each row
-// done by the SIMD family's row kernel with the thread's scratch row. The
-// chunks are dynamic because causal softmax rows grow in cost along the
+// Threaded softmax and add_layernorm: rows handed out in chunks (an L1 of
+// rows: variants/isa/blocking.c), each row done by the SIMD family's row
+// kernel with the thread's scratch row. The chunks are dynamic because causal softmax rows grow in cost along the
 // sequence. Whether to stream the output is decided once, from the whole
 // output's size, as the single-thread kernel does.
 #include <stdlib.h>
 
 #include "omp.h"
-
-enum { CHUNK_ROWS = 16 };
 
 typedef struct {
     const xf_simd_kernels *k;
@@ -43,7 +41,7 @@ int xf_omp_rows_prepare_add_layernorm(const void *args, void **ctx)
     return rows_prepare((size_t)((const xf_add_layernorm_args *)args)->d, ctx);
 }
 
-static int big(size_t floats) { return floats * sizeof(float) >= XF_STREAM_MIN_BYTES; }
+static int big(size_t floats) { return floats * sizeof(float) >= xf_blocking_get()->stream_min; }
 
 // x and y are (batch,heads,seq_q,seq_k)
 void xf_omp_softmax_run(const void *args, void *ctx)
@@ -52,9 +50,10 @@ void xf_omp_softmax_run(const void *args, void *ctx)
     const rows_ctx *r = ctx;
     const size_t rows = (size_t)a->batch * a->heads * a->seq_q;
     const int stream = big(rows * a->seq_k);
+    const size_t chunk = (size_t)xf_chunk_rows((size_t)a->seq_k * sizeof(float));
 #pragma omp parallel for schedule(dynamic) num_threads(r->threads)
-    for (size_t r0 = 0; r0 < rows; r0 += CHUNK_ROWS)
-        r->k->softmax_rows(a, r0, r0 + CHUNK_ROWS < rows ? r0 + CHUNK_ROWS : rows,
+    for (size_t r0 = 0; r0 < rows; r0 += chunk)
+        r->k->softmax_rows(a, r0, r0 + chunk < rows ? r0 + chunk : rows,
                            xf_omp_buffer(&r->rows, xf_omp_thread()), stream);
 }
 
@@ -64,8 +63,9 @@ void xf_omp_add_layernorm_run(const void *args, void *ctx)
     const xf_add_layernorm_args *a = args;
     const rows_ctx *r = ctx;
     const int stream = big((size_t)a->rows * a->d);
+    const int chunk = xf_chunk_rows((size_t)a->d * sizeof(float));
 #pragma omp parallel for schedule(dynamic) num_threads(r->threads)
-    for (int r0 = 0; r0 < a->rows; r0 += CHUNK_ROWS)
-        r->k->add_layernorm_rows(a, r0, r0 + CHUNK_ROWS < a->rows ? r0 + CHUNK_ROWS : a->rows,
+    for (int r0 = 0; r0 < a->rows; r0 += chunk)
+        r->k->add_layernorm_rows(a, r0, r0 + chunk < a->rows ? r0 + chunk : a->rows,
                                  xf_omp_buffer(&r->rows, xf_omp_thread()), stream);
 }

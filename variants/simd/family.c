@@ -34,7 +34,7 @@ static const xf_variant variants[] = {
 
 const xf_family XF_FN(family) = {.name = XF_FAMILY_NAME, .cflags = XF_FAMILY_CFLAGS,
                                  .variants = variants, .fma_gflops = XF_FN(fma_gflops),
-                                 .triad = XF_FN(triad), .isa = XF_FAMILY_ISA};
+                                 .triad = XF_FN(triad), .isa = XF_FAMILY_ISA, .gemm_nr = XF_GEMM_NR};
 
 const xf_simd_kernels XF_FN(kernels) = {
     .family = XF_FAMILY_NAME, .isa = XF_FAMILY_ISA, .gemm_nr = XF_GEMM_NR,

@@ -1,40 +1,41 @@
 // Blocked GEMM around the family's micro-kernel, BLIS's loops with B packed
 // whole (in prepare when it is a weight), outermost first:
-//   k slices of at most KC = 2048: C is read and written once per slice;
+//   k slices of at most kc (xf_gemm_kc): C is read and written once per
+//   slice;
 //   row blocks of at most MC rows: the A block (mc x kc) kept in L3;
 //   column blocks of NB panels of B: the B block (kc x NB*NR) kept in L2;
 //   each MR-row panel of A (read in place, the ragged last one too, by a
 //   kernel with that many rows) against each panel of the B block: the
 //   micro-kernel.
-// Sizes for Zen 4 (32 KiB L1, 1 MiB L2, 32 MiB L3 per CCX): the B block is
-// half the L2 (512 KiB: 4 avx512 panels at kc 512, 1 at kc 2048), the A
-// block a quarter of the L3. The A panel (6 x kc) is reused from L1/L2 by
-// the NB panels; the B block from L2 by every A panel of the row block.
-// Measured on this machine, in-process interleaved against the previous
-// order (96-row A blocks against every B panel, KC 512), as a fraction of
-// the FMA loop's median at M = 512: QKV 0.932 -> 0.950, FFN1 0.933 ->
-// 0.954, FFN2 (k 2048, now one slice: C is not re-read per slice) 0.935 ->
-// 0.964. The B stream is what mattered: a B panel streamed from L3 instead
-// of L2 cost the micro-kernel 5-10% (0.87-0.92 against 0.97 of the FMA
-// loop).
+// The sizes come from this CPU's caches (variants/isa/blocking.c): the B
+// block is half the L2, the A block a quarter of the L3. The A panel
+// (6 x kc) is reused from L1/L2 by the NB panels; the B block from L2 by
+// every A panel of the row block. On Zen 4 (1 MiB L2, 32 MiB L3: a 512
+// KiB B block, 4 avx512 panels at kc 512, 1 at kc 2048; an 8 MiB A block),
+// measured in-process interleaved against the previous order (96-row A
+// blocks against every B panel, KC 512), as a fraction of the FMA loop's
+// median at M = 512: QKV 0.932 -> 0.950, FFN1 0.933 -> 0.954, FFN2 (k
+// 2048, now one slice: C is not re-read per slice) 0.935 -> 0.964. The B
+// stream is what mattered: a B panel streamed from L3 instead of L2 cost
+// the micro-kernel 5-10% (0.87-0.92 against 0.97 of the FMA loop).
 #include <stdlib.h>
 #include <string.h>
 
+#include "../isa/blocking.h"
 #include "simd.h"
-
-enum { KC = 2048, L2_BLOCK_BYTES = 512 << 10, L3_BLOCK_BYTES = 8 << 20 };
 
 // Panels of B in a column block, rows of A in a row block (a multiple of
 // MR, so only the last block can have a ragged panel), for a k slice kc.
 static int block_panels(int kc)
 {
-    const int nb = L2_BLOCK_BYTES / (kc * XF_GEMM_NR * (int)sizeof(float));
+    const int nb = (int)(xf_blocking_get()->gemm_b_block / ((size_t)kc * XF_GEMM_NR * sizeof(float)));
     return nb > 1 ? nb : 1;
 }
 
 static int block_rows(int kc)
 {
-    const int mc = L3_BLOCK_BYTES / (kc * (int)sizeof(float)) / XF_GEMM_MR * XF_GEMM_MR;
+    const size_t rows = xf_blocking_get()->gemm_a_block / ((size_t)kc * sizeof(float));
+    const int mc = rows < (1u << 30) ? (int)rows / XF_GEMM_MR * XF_GEMM_MR : (1 << 30) / XF_GEMM_MR * XF_GEMM_MR;
     return mc > XF_GEMM_MR ? mc : XF_GEMM_MR;
 }
 
@@ -158,8 +159,9 @@ void XF_FN(gemm_k0)(int m, int n, const float *bias, int relu, float *c, int ldc
 void XF_FN(gemm_part)(int n, int k, const float *a, int lda, const float *bp, const float *bias, int relu,
                       float *c, int ldc, int r0, int r1, int p0, int p1)
 {
-    for (int k0 = 0; k0 < k; k0 += KC) {
-        const int kc = k - k0 < KC ? k - k0 : KC, mc_max = block_rows(kc), nb = block_panels(kc);
+    const int kc_max = xf_gemm_kc(XF_GEMM_NR);
+    for (int k0 = 0; k0 < k; k0 += kc_max) {
+        const int kc = k - k0 < kc_max ? k - k0 : kc_max, mc_max = block_rows(kc), nb = block_panels(kc);
         for (int m0 = r0; m0 < r1; m0 += mc_max) {
             const int mc = r1 - m0 < mc_max ? r1 - m0 : mc_max;
             for (int pb = p0; pb < p1; pb += nb)

@@ -16,12 +16,12 @@
 // uses it through each variant's math_ulp.
 #define XF_SIMD_EXP_ULP 2.0
 
-// Outputs at least this large are written by streaming stores (softmax,
-// add_layernorm): they cannot stay in the 32 MiB L3 of this Zen 4 for
-// their reader anyway, and streaming saves the read for ownership. Smaller
-// outputs are left in cache, where the next stage of a forward pass finds
-// them.
-#define XF_STREAM_MIN_BYTES ((size_t)32 << 20)
+// Outputs of at least xf_blocking_get()->stream_min bytes (the L3) are
+// written by streaming stores (softmax, add_layernorm): they cannot stay
+// in the L3 for their reader anyway, and streaming saves the read for
+// ownership. Smaller outputs are left in cache, where the next stage of a
+// forward pass finds them.
+#include "../isa/blocking.h"
 
 typedef struct {
     const char *family; // "avx512", "avx2"

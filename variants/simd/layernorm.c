@@ -2,8 +2,9 @@
 // summing, then the variance around the mean from it, then normalise into
 // y. The scratch row (d_model floats) stays in L1 between passes: memory
 // sees one read of x and r and one write of y, by streaming stores when y
-// is at least XF_STREAM_MIN_BYTES and its row vector-aligned (no read for
-// ownership of y: 60% -> 80-89% of triad at 2048 x 512 x batch 8).
+// is at least the streaming threshold (the L3, kernel_table.h) and its
+// row vector-aligned (no read for ownership of y: on Zen 4, 60% -> 80-89%
+// of triad at 2048 x 512 x batch 8).
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -65,7 +66,7 @@ void XF_FN(add_layernorm_run)(const void *args, void *ctx)
 {
     const xf_add_layernorm_args *a = args;
     XF_FN(add_layernorm_rows)(a, 0, a->rows, ctx,
-                              (size_t)a->rows * a->d * sizeof(float) >= XF_STREAM_MIN_BYTES);
+                              (size_t)a->rows * a->d * sizeof(float) >= xf_blocking_get()->stream_min);
 }
 
 int XF_FN(add_layernorm_prepare)(const void *args, void **ctx)

@@ -1,0 +1,57 @@
+#include "blocking.h"
+
+#include "caches.h"
+
+// libxsmm's tiles: BM x BN of C, k blocks of BK (variants/libxsmm/xsmm.h).
+enum { XSMM_TILE = 64 };
+
+const xf_blocking *xf_blocking_get(void)
+{
+    static xf_blocking b;
+    static int ready;
+    if (ready) return &b;
+    const xf_caches *c = xf_caches_get();
+    // Half the L2 for the B block, which every A panel of a row block
+    // streams: the other half holds the A panel, C's tile and what the
+    // prefetchers bring. A B panel streamed from L3 instead of L2 cost the
+    // micro-kernel 5-10% on Zen 4.
+    b.gemm_b_block = c->l2 / 2;
+    // A quarter of the L3 (shared by the cores, and by the B block and C
+    // while they stream through it) for the A block.
+    b.gemm_a_block = c->l3 / 4;
+    // An output larger than the whole L3 cannot stay there for its reader
+    // (the next stage) anyway: stream it and save the read for ownership.
+    // Smaller outputs stay in cache, where the next stage finds them.
+    b.stream_min = c->l3;
+    // libxsmm's kernel walks the whole A tile (BM x kc) for each column of
+    // its C tile, so the A tile and the B tile beside it (BN x kc) must
+    // stay in L2 between its calls: a quarter of the L2 for the pair,
+    // leaving the rest for C and the next tiles. Zen 4: kc 512.
+    int kc = (int)(c->l2 / 4 / (2 * XSMM_TILE * sizeof(float))) / XSMM_TILE * XSMM_TILE;
+    b.xsmm_kc = kc > XSMM_TILE ? kc : XSMM_TILE;
+    // A thread's chunk of rows is what its L1 holds: one hand-out of the
+    // dynamic schedule (an atomic on a shared counter) is then amortised
+    // over an L1 of streaming, and the chunks stay small enough for the
+    // last ones to even out the threads (causal softmax rows grow along
+    // the sequence). Zen 4, d 512: 16 rows.
+    b.chunk = c->l1d;
+    ready = 1;
+    return &b;
+}
+
+// The longest k slice whose B panel (kc x nr floats) fits the B block, so
+// at least one panel is reused from L2 by every A panel, in multiples of
+// 256 (at least 256). A longer slice means fewer passes over C (read and
+// written once per slice). Zen 4, avx512 (nr 64): 2048, FFN2's k in one
+// slice.
+int xf_gemm_kc(int nr)
+{
+    int kc = (int)(xf_blocking_get()->gemm_b_block / ((size_t)nr * sizeof(float))) / 256 * 256;
+    return kc > 256 ? kc : 256;
+}
+
+int xf_chunk_rows(size_t row_bytes)
+{
+    size_t rows = row_bytes ? xf_blocking_get()->chunk / row_bytes : 1;
+    return rows > 1 ? (int)rows : 1;
+}

@@ -1,0 +1,32 @@
+// The blocking of every tuned kernel, derived from this CPU's cache sizes
+// (caches.h) instead of the constants of the CPU it was tuned on. Each
+// rule is written so that a Zen 4 core (32 KiB L1d, 1 MiB L2, 32 MiB L3
+// per CCX; XFBENCH_CACHES=32K,1M,32M) gets the constants it was tuned
+// with; why each rule, next to it in blocking.c.
+#ifndef XF_BLOCKING_H
+#define XF_BLOCKING_H
+
+#include <stddef.h>
+
+typedef struct {
+    // variants/simd/gemm.c: bytes of a B block (kept in L2) and of an A
+    // block (kept in L3); the k slice for a micro-kernel nr columns wide
+    // is xf_gemm_kc(nr).
+    size_t gemm_b_block, gemm_a_block;
+    // Outputs at least this large are written by streaming stores
+    // (softmax, add_layernorm).
+    size_t stream_min;
+    // variants/libxsmm: the k slice of a plan (a multiple of its k block).
+    int xsmm_kc;
+    // variants/omp: bytes of rows handed to a thread at once (softmax,
+    // add_layernorm, embed rows): xf_chunk_rows(row bytes).
+    size_t chunk;
+} xf_blocking;
+
+const xf_blocking *xf_blocking_get(void);
+// k slice of the SIMD GEMM for B panels nr floats wide.
+int xf_gemm_kc(int nr);
+// Rows of row_bytes each in one chunk (at least 1).
+int xf_chunk_rows(size_t row_bytes);
+
+#endif
