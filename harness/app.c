@@ -118,8 +118,10 @@ static int select_entries(xf_stage stage, const xf_options *o, entry *out, int m
         entry *e = &out[n++];
         memset(e, 0, sizeof *e);
         xf_best_ops(&e->r.ops, best_machine, o->shape.pad, o->threads);
+        e->r.resolve = xf_best_resolve;
         e->r.name = "best";
-        e->cflags = "per call: the fastest checked variant on this machine (autotuned, cached)";
+        e->cflags = "the fastest checked whole pass on this machine: per-call winners composed, or a family's own"
+                    " (autotuned, cached)";
     }
     return n;
 }
@@ -157,7 +159,7 @@ static int cmd_list(void)
     for (int s = 0; s < XF_NSTAGES; s++) {
         if (s >= XF_FIRST_COMPOUND)
             printf("%-14s %-28s %-8s %s\n", xf_stage_name((xf_stage)s), "best", "ok",
-                   "composed per call: the fastest checked variant for each stage and shape (autotuned once, cached)");
+                   "the fastest checked whole pass: per-call winners composed, or a family's own (autotuned once, cached)");
         for (int f = 0; f < xf_registry_count(); f++) {
             const xf_family *fam = xf_registry_family(f);
             if (s >= XF_FIRST_COMPOUND) {

@@ -7,11 +7,16 @@
 
 #include "case.h"
 #include "machine.h"
+#include "runner.h"
 
 // Fills ops so that compose picks per call. pad: the key padding pattern of
 // the compound case (the attention calls are tuned with it); threads: the
 // run's thread count.
 void xf_best_ops(xf_ops *ops, const xf_machine *m, xf_pad pad, int threads);
+// The runner's resolve for best (runner.h): the per-call composition and
+// every family's own pass, each checked and timed as a whole pass on this
+// instance, the fastest kept (and cached); -1 if none passed.
+int xf_best_resolve(xf_runner *r, xf_instance *in);
 // The cache file in use.
 const char *xf_best_cache_path(void);
 

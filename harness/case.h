@@ -36,7 +36,7 @@ double xf_case_bytes(const xf_case *c);
 
 enum { XF_MAX_OUTPUTS = 2 };
 
-typedef struct {
+typedef struct xf_instance {
     xf_case c;
     union {
         xf_embed_args embed;

@@ -196,7 +196,21 @@ void xf_cache_mkdirs(char *path)
     }
 }
 
-void xf_peak_cache_path(char *buf, size_t size) { xf_cache_path("peak.txt", buf, size); }
+// A capped run, or one with other caches, has other roofs: a file of its
+// own, so that runs alternating between them do not measure again each
+// time (peak.txt is the machine as it is).
+void xf_peak_cache_path(char *buf, size_t size)
+{
+    const char *cap = getenv("XFBENCH_MAX_ISA"), *caches = getenv("XFBENCH_CACHES");
+    char file[128] = "peak";
+    if (cap && *cap) snprintf(file + strlen(file), sizeof file - strlen(file), "-%s", cap);
+    if (caches && *caches) {
+        const xf_caches *c = xf_caches_get();
+        snprintf(file + strlen(file), sizeof file - strlen(file), "-caches-%zu-%zu-%zu", c->l1d, c->l2, c->l3);
+    }
+    snprintf(file + strlen(file), sizeof file - strlen(file), ".txt");
+    xf_cache_path(file, buf, size);
+}
 
 // The cap and the cache sizes are part of the key: a capped run's roofs
 // are the smaller CPU's, and the working sets follow the caches

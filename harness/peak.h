@@ -25,7 +25,8 @@ typedef struct {
 // Measures (printing a table to log if not NULL). 0, or -1 if nothing
 // could be measured.
 int xf_peak_measure(xf_peak *p, double seconds, FILE *log);
-// The cache file for this machine (CPU model, ISA, cap, thread count).
+// The cache file for this machine (keyed inside by CPU model, ISA, cap,
+// thread count and caches; named apart for a cap or XFBENCH_CACHES).
 void xf_peak_cache_path(char *buf, size_t size);
 // $XDG_CACHE_HOME/xfbench/<file> (else ~/.cache/xfbench/<file>), and the
 // directories above a path made.

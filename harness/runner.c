@@ -18,6 +18,9 @@ int xf_runner_prepare(xf_runner *r, xf_instance *in)
     if (r->v) {
         r->math_ulp = r->v->math_ulp;
         if (r->v->prepare) rc = r->v->prepare(&in->args, &r->ctx);
+    } else if (r->resolve && r->resolve(r, in) != 0) {
+        memset(&r->ex, 0, sizeof r->ex); // release has nothing to free
+        rc = -1;
     } else {
         r->math_ulp = xf_ops_math_ulp(&r->ops);
         rc = xf_compose_prepare(&r->ex, &r->ops, in->c.stage, &in->args);

@@ -5,7 +5,7 @@
 
 #include "case.h"
 
-typedef struct {
+typedef struct xf_runner {
     const xf_variant *v; // primitive stage: the variant; NULL for compound stages
     xf_ops ops;          // compound stages: the primitives composed
     const char *name;    // variant name, or the family name for compound stages
@@ -13,6 +13,10 @@ typedef struct {
     xf_exec ex;
     double prepare_ns;   // time spent in prepare (weight packing, JIT), reported apart
     double math_ulp;
+    // Compound stages, optional: settles ops for this instance before it is
+    // prepared (--variant best measures whole passes: best.h); -1 if
+    // nothing can run it.
+    int (*resolve)(struct xf_runner *r, struct xf_instance *in);
 } xf_runner;
 
 // 0, or -1 when the variant's prepare refused this shape.

@@ -1,7 +1,9 @@
 """Plots from xfbench CSVs (bench --csv, scripts/sweep): GFLOP/s against seq
 (a panel per dk), heads and dk; speedup over naive and over the blas peer;
-a roofline with the machine's measured roofs; forward time by stage; and
-throughput against threads. PNG and SVG of each into --out. Only rows that
+a roofline with every roof the machine measured (FMA, and triad bandwidth
+of L1, L2, L3 and DRAM); forward time by stage; and throughput against
+threads. Rates are useful GFLOP/s where the CSV has them (masked attention
+pairs not counted: kernels/counts.c), dense otherwise. PNG and SVG of each into --out. Only rows that
 passed their check are plotted. Run with /usr/bin/python3 (Debian's
 matplotlib): scripts/plot FILE.csv [FILE.csv ...] [--out DIR]."""
 import argparse
@@ -64,6 +66,9 @@ def load(paths):
             except ValueError:
                 die(f"a row's {col} is '{r[col]}', not a number")
         r["pct_peak"] = float(r["pct_peak"]) if r["pct_peak"] else None
+        # Older CSVs have no useful rate: their rows count dense FLOPs.
+        r["useful"] = float(r["useful_gflops"]) if r.get("useful_gflops") else r["gflops"]
+        r["useful_pct"] = float(r["useful_pct_peak"]) if r.get("useful_pct_peak") else r["pct_peak"]
     return good, len(rows) - len(good)
 
 
@@ -98,7 +103,7 @@ def series(rows, xcol, fixed, multi_host):
     """{label: {x: median gflops}} over rows, grouped by the fixed columns."""
     s = defaultdict(lambda: defaultdict(list))
     for r in rows:
-        s[label(r, multi_host)][int(r[xcol])].append(r["gflops"])
+        s[label(r, multi_host)][int(r[xcol])].append(r["useful"])
     return {k: {x: med(v) for x, v in d.items()} for k, d in s.items() if len(d) > 1}
 
 
@@ -126,7 +131,7 @@ def line_panels(rows, xcol, title, out, name, made, multi_host, logx=True):
                                                    if c not in ("stage", "pad", "causal") and v != "0"), fontsize=8)
         ax.set_xlabel({"seq_q": "sequence length (tokens)", "heads": "heads", "dk": "head dimension dk",
                        "threads": "threads"}[xcol])
-        ax.set_ylabel("GFLOP/s (dense count)")
+        ax.set_ylabel("useful GFLOP/s (masked pairs not counted)")
         if logx:
             ax.set_xscale("log", base=2)
         ax.grid(alpha=0.3)
@@ -170,48 +175,71 @@ def speedups(rows, base, out, made, multi_host):
     save(fig, out, f"speedup_vs_{base}", rows, made)
 
 
+LEVELS = ("L1", "L2", "L3", "DRAM")
+
+
+def cached_roofs(cpus):
+    """Roofs from the peak xfbench cached on this machine (its peak.txt),
+    if the rows were measured on the same CPU: {level: GB/s}, FMA GFLOP/s
+    (1 thread). Format (harness/peak.c): a key line "v2|cpu|...", then
+    "procs flops_1 flops_all family", then per level "bw_1 bw_all ws"."""
+    cache = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "xfbench", "peak.txt")
+    try:
+        with open(cache) as f:
+            key = f.readline().split("|")
+            if len(key) < 2 or key[0] != "v2" or key[1] not in cpus:
+                return {}, None
+            flops = float(f.readline().split()[1])
+            return {lv: float(f.readline().split()[0]) for lv in LEVELS}, flops
+    except (OSError, IndexError, ValueError):
+        return {}, None
+
+
 def roofline(rows, out, made, multi_host):
-    """Arithmetic intensity (FLOP per byte of compulsory traffic) against
-    GFLOP/s, 1-thread rows, with the roofs the rows' own %peak imply (the
-    peak xfbench measured: FMA for compute-bound stages, triad for the
-    memory-bound ones)."""
+    """Arithmetic intensity (useful FLOP per byte of compulsory traffic)
+    against useful GFLOP/s, 1-thread rows, with every roof: the FMA peak
+    and the triad bandwidth of each memory level, as the rows' own %peak
+    imply them (each memory-bound row is held against the level that holds
+    its bytes: column roof), completed from this machine's cached peak when
+    the rows are its own."""
     one = [r for r in rows if r["threads"] == "1" and r["gbps"] > 0]
-    flops_roof = [r["gflops"] * 100 / r["pct_peak"] for r in one
-                  if r["pct_peak"] and r["stage"] not in MEMORY_BOUND]
-    bw_roof = [r["gbps"] * 100 / r["pct_peak"] for r in one if r["pct_peak"] and r["stage"] in MEMORY_BOUND]
-    if not bw_roof:  # no memory-bound rows: the triad xfbench cached on this machine, if any
-        cache = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "xfbench", "peak.txt")
-        try:
-            with open(cache) as f:
-                f.readline()
-                bw_roof = [float(f.readline().split()[3])]
-        except (OSError, IndexError, ValueError):
-            pass
-    if not one or not flops_roof:
+    if not one:
+        return
+    flops_roof = [r["useful"] * 100 / r["useful_pct"] for r in one
+                  if r["useful_pct"] and r["stage"] not in MEMORY_BOUND]
+    bw = defaultdict(list)
+    for r in one:
+        if r["pct_peak"] and r["stage"] in MEMORY_BOUND:
+            bw[r.get("roof") or "DRAM"].append(r["gbps"] * 100 / r["pct_peak"])
+    bw = {lv: med(v) for lv, v in bw.items() if lv in LEVELS}
+    cached_bw, cached_flops = cached_roofs({r["cpu"] for r in one})
+    for lv, v in cached_bw.items():
+        bw.setdefault(lv, v)
+    peak = med(flops_roof) if flops_roof else cached_flops
+    if not peak:
         return
     fig, ax = plt.subplots(figsize=(7, 5))
-    peak = med(flops_roof)
-    ais = [r["gflops"] / r["gbps"] for r in one]
+    ais = [r["useful"] / r["gbps"] for r in one]
     lo, hi = min(ais) / 2, max(ais) * 2
-    if bw_roof:
-        bw = med(bw_roof)
-        xs = [lo * (hi / lo) ** (i / 100) for i in range(101)]
-        ax.plot(xs, [min(peak, bw * x) for x in xs], color="black", lw=1.2,
-                label=f"roofs: {peak:.0f} GFLOP/s FMA, {bw:.1f} GB/s triad (measured)")
-    else:
-        ax.axhline(peak, color="black", lw=1.2, label=f"FMA roof {peak:.0f} GFLOP/s (measured)")
+    if bw:  # far enough right to show where the slowest roof meets FMA
+        hi = max(hi, 2 * peak / min(bw.values()))
+    xs = [lo * (hi / lo) ** (i / 100) for i in range(101)]
+    ax.axhline(peak, color="black", lw=1.2, label=f"FMA {peak:.0f} GFLOP/s (measured)")
+    for i, lv in enumerate(lv for lv in LEVELS if lv in bw):
+        ax.plot(xs, [min(peak, bw[lv] * x) for x in xs], color="black", lw=1.0, ls=("-", "--", "-.", ":")[i],
+                label=f"{lv} triad {bw[lv]:.0f} GB/s (measured)")
     marks = "os^vD<>p*hX"
     for i, st in enumerate(sorted({r["stage"] for r in one})):
         pts = [r for r in one if r["stage"] == st]
-        ax.scatter([r["gflops"] / r["gbps"] for r in pts], [r["gflops"] for r in pts], s=14,
+        ax.scatter([r["useful"] / r["gbps"] for r in pts], [r["useful"] for r in pts], s=14,
                    marker=marks[i % len(marks)], label=st, alpha=0.7)
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("arithmetic intensity (FLOP per byte of compulsory traffic)")
-    ax.set_ylabel("GFLOP/s (dense count), 1 thread")
+    ax.set_xlabel("arithmetic intensity (useful FLOP per byte of compulsory traffic)")
+    ax.set_ylabel("useful GFLOP/s, 1 thread")
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=7)
-    fig.suptitle("Roofline, every checked 1-thread row")
+    fig.suptitle("Roofline, every checked 1-thread row, every measured roof")
     save(fig, out, "roofline", rows, made)
 
 

@@ -1,6 +1,8 @@
 """Summarises xfbench CSV files: per case (stage and shape), the median over
-repeated rows of each variant's median time, its GFLOP/s, GB/s and % of
-peak, and its speed relative to naive, blas, dnnl and (for avx2) avx512.
+repeated rows of each variant's median time, its GFLOP/s (dense and
+useful: masked attention pairs not counted), GB/s, % of its roof (the
+roof: FMA, or the memory level holding a memory-bound stage's bytes), and
+its speed relative to naive, blas, dnnl, best and (for avx2) avx512.
 Standard library only. Usage: summarize.py FILE.csv [FILE.csv ...]"""
 import csv
 import statistics
@@ -54,20 +56,24 @@ def main():
         desc = " ".join(f"{k}={shape[k]}" for k in fields)
         print(f"\n{desc}")
         med = {v: statistics.median(float(r["median_ns"]) for r in rs) for v, rs in variants.items()}
-        base = {b: med[b] for b in ("naive", "blas", "dnnl") if b in med}
+        base = {b: med[b] for b in ("naive", "blas", "dnnl", "best") if b in med}
         fam512 = {v: t for v, t in med.items() if v.startswith("avx512")}
-        print(f"  {'variant':14} {'runs':>4} {'median ms':>10} {'GFLOP/s':>8} {'GB/s':>6} {'%peak':>6}  "
+        print(f"  {'variant':14} {'runs':>4} {'median ms':>10} {'GFLOP/s':>8} {'useful':>8} {'GB/s':>6} {'%roof':>6}"
+              f" {'roof':>4}  "
               + " ".join(f"{'x' + b:>7}" for b in base) + "  avx512/avx2")
         for v in sorted(med, key=med.get):
             rs = variants[v]
             r0 = rs[0]
             gflops = float(r0["gflops"]) * float(r0["median_ns"]) / med[v]
             gbps = float(r0["gbps"]) * float(r0["median_ns"]) / med[v]
+            useful = float(r0.get("useful_gflops") or r0["gflops"]) * float(r0["median_ns"]) / med[v]
             pct = statistics.median(float(r["pct_peak"]) for r in rs) if r0["pct_peak"] else float("nan")
+            roof = r0.get("roof") or ""
             rel = " ".join(f"{base[b] / med[v]:7.2f}" for b in base)
             twin = v.replace("avx2", "avx512")
             ratio = f"{med[v] / med[twin]:5.2f}" if v.startswith("avx2") and twin in fam512 else ""
-            print(f"  {v:14} {len(rs):4} {med[v] / 1e6:10.3f} {gflops:8.2f} {gbps:6.2f} {pct:6.1f}  {rel}  {ratio}")
+            print(f"  {v:14} {len(rs):4} {med[v] / 1e6:10.3f} {gflops:8.2f} {useful:8.2f} {gbps:6.2f} {pct:6.1f}"
+                  f" {roof:>4}  {rel}  {ratio}")
     if failed:
         print(f"\n{len(failed)} rows failed their check and are not summarised: {failed[:5]}")
 

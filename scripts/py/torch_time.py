@@ -1,7 +1,18 @@
 """Times PyTorch's nn.Transformer forward pass on a model file written by
 scripts/torch_golden (weights, inputs and masks), with whichever torch the
 running interpreter has, and prints one JSON line: version, BLAS, threads,
-median and all times in ns. vs_torch runs it under each PyTorch it finds."""
+mode, median and all times in ns (and for compile, the compile time and
+graph breaks; or why the mode is unavailable). vs_torch runs it under
+each PyTorch it finds.
+
+Modes, all in eval() and under inference_mode(), as PyTorch's users run
+inference:
+  default     the model as nn.Transformer builds it: the encoder's fast
+              path with nested tensors on, which skips padded source rows
+  nested-off  enable_nested_tensor off: every row computed, as xfbench and
+              its reference do (what scripts/vs_torch alone ran before)
+  compile     torch.compile of the default pass (PyTorch >= 2; inductor's
+              C++ backend); the first call, which compiles, is timed apart"""
 import argparse
 import json
 import os
@@ -40,12 +51,45 @@ def blas():
     return m.group(1) if m else "unknown"
 
 
+def timed(fn, reps):
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter_ns()
+        fn()
+        times.append(time.perf_counter_ns() - t0)
+    return times
+
+
+def compiled_pass(model, run, inputs):
+    """torch.compile of the whole pass; returns (fn, compile_ns, graph
+    breaks), or raises with the reason it cannot compile here."""
+    if not hasattr(torch, "compile"):
+        raise RuntimeError(f"torch.compile needs PyTorch >= 2 (this is {torch.__version__})")
+    import torch._dynamo as dynamo
+
+    def whole(src, tgt, src_pad, tgt_pad):
+        return run(model, src, tgt, src_pad, tgt_pad)
+
+    breaks = None
+    try:
+        explained = dynamo.explain(whole)(*inputs)
+        breaks = explained.graph_break_count
+    except Exception:  # explain is diagnostics only: its failure is not the mode's
+        pass
+    dynamo.reset()
+    fn = torch.compile(whole)
+    t0 = time.perf_counter_ns()
+    fn(*inputs)
+    return (lambda: fn(*inputs)), time.perf_counter_ns() - t0, breaks
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", required=True)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--pin", type=int, default=1, help="1: OpenMP threads bound to cores; 0: unbound, passive")
+    ap.add_argument("--mode", default="default", choices=("default", "nested-off", "compile"))
     args = ap.parse_args()
     if not os.path.exists(args.model):
         die(f"xfbench: --model {args.model}: no such file")
@@ -64,17 +108,25 @@ def main():
     torch.set_num_threads(args.threads)
     model = transformer(d_model, heads, enc, dec, d_ff)
     model.load_state_dict({k: v for k, v in t.items() if not k.startswith(("src", "tgt", "torch."))})
-    for_inference(model)
     inputs = (t["src"], t["tgt"], t["src_key_padding_mask"], t["tgt_key_padding_mask"])
-    run(model, *inputs)  # warm-up
-    times = []
-    for _ in range(args.reps):
-        t0 = time.perf_counter_ns()
-        run(model, *inputs)
-        times.append(time.perf_counter_ns() - t0)
-    print(json.dumps({"version": torch.__version__, "blas": blas(), "threads": torch.get_num_threads(),
-                      "pinned": args.pin,
-                      "median_ns": sorted(times)[len(times) // 2], "times_ns": times}))
+    out = {"version": torch.__version__, "blas": blas(), "threads": torch.get_num_threads(), "pinned": args.pin,
+           "mode": args.mode}
+    if args.mode == "nested-off":
+        for_inference(model)
+    else:
+        model.eval()
+    fn = lambda: run(model, *inputs)  # noqa: E731
+    if args.mode == "compile":
+        try:
+            fn, out["compile_ns"], out["graph_breaks"] = compiled_pass(model, run, inputs)
+        except Exception as e:  # any failure to compile is the mode's result, stated
+            out["unavailable"] = f"{type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}"
+            print(json.dumps(out))
+            return
+    fn()  # warm-up
+    times = timed(fn, args.reps)
+    out.update(median_ns=sorted(times)[len(times) // 2], times_ns=times)
+    print(json.dumps(out))
 
 
 if __name__ == "__main__":

@@ -1,7 +1,14 @@
 """Times PyTorch's nn.Transformer forward pass, under every PyTorch found
 (Debian's 1.13 in .venv, the current PyPI one in .venv-torch2), and
 xfbench's checked forward pass on the same weights, inputs, masks and
-thread count, interleaved in one run, and prints each with the ratios."""
+thread count, interleaved in one run, and prints each with the ratios.
+
+PyTorch is timed the ways its users run inference (torch_time.py): the
+default path (eval(), inference_mode(), the encoder's nested-tensor fast
+path on, skipping padded source rows), the fast path off (every row
+computed, as xfbench does), and torch.compile of the default pass where
+the PyTorch supports it (its compile time and graph breaks stated apart).
+The headline ratio is against the fastest of them."""
 import argparse
 import csv
 import json
@@ -11,16 +18,19 @@ import subprocess
 import sys
 import tempfile
 
-from xfpy import die
+from xfpy import die, require_clean
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 PY = os.path.join(TOP, "scripts", "py")
 TORCHES = [os.path.join(TOP, ".venv", "bin", "python"), os.path.join(TOP, ".venv-torch2", "bin", "python")]
 
 
-def torch_time(python, model, threads, reps, pin):
+MODES = ("default", "nested-off", "compile")
+
+
+def torch_time(python, model, threads, reps, pin, mode):
     r = subprocess.run([python, os.path.join(PY, "torch_time.py"), "--model", model, "--threads", str(threads),
-                        "--reps", str(reps), "--pin", str(pin)], capture_output=True, text=True)
+                        "--reps", str(reps), "--pin", str(pin), "--mode", mode], capture_output=True, text=True)
     if r.returncode != 0:
         die(f"xfbench: {python} torch_time.py failed: {r.stderr.strip().splitlines()[-1:]}")
     return json.loads(r.stdout.strip().splitlines()[-1])
@@ -56,7 +66,14 @@ def main():
     ap.add_argument("--rounds", type=int, default=2, help="interleaved rounds (noise here is up to 10%%)")
     ap.add_argument("--variant", default="best", help="xfbench variant family, or best")
     ap.add_argument("--xfbench", default=os.path.join(TOP, "build", "xfbench"))
+    ap.add_argument("--no-compile", action="store_true", help="leave torch.compile out (it compiles every round)")
+    ap.add_argument("--out", help="also write the printed table to this file")
+    ap.add_argument("--allow-dirty", action="store_true",
+                    help="--out into results/ from a tree with uncommitted changes (the table says -dirty)")
     args = ap.parse_args()
+    if args.out:
+        require_clean(TOP, args.out, args.allow_dirty)
+    modes = MODES[:2] if args.no_compile else MODES
     torches = [p for p in TORCHES if os.path.exists(p)]
     if not torches:
         die("xfbench: no PyTorch found; run scripts/setup torch (Debian 1.13) or scripts/setup torch2 (PyPI)")
@@ -77,30 +94,54 @@ def main():
         # PyTorch's stored outputs) before timing it: minutes at seq 2048.
         for round_no in range(args.rounds):
             for python in torches:
-                for pin in pins:
-                    r = torch_time(python, model, args.threads, args.reps, pin)
-                    info[python, pin] = r
-                    runs.setdefault((python, pin), []).extend(r["times_ns"])
+                for mode in modes:
+                    for pin in pins:
+                        r = torch_time(python, model, args.threads, args.reps, pin, mode)
+                        info[python, mode, pin] = r
+                        runs.setdefault((python, mode, pin), []).extend(r.get("times_ns", []))
             row = xf_time(args, model, args.reps, round_no == 0)
             runs.setdefault("xf", []).append(float(row["median_ns"]))
     gflop = float(row["gflops"]) * float(row["median_ns"]) / 1e9  # dense FLOPs of the pass
     xf_ns = statistics.median(runs["xf"])
-    print(f"\nnn.Transformer forward, d_model {args.d_model}, {args.heads} heads, {args.layers}+{args.layers} layers,"
-          f" batch {args.batch}, seq {args.seq}, source keeps {args.src_keep:.0%}, target {args.tgt_keep:.0%},"
-          f" {args.threads} thread(s);"
-          f" {gflop:.2f} dense GFLOP per pass (masked work counted); medians over {args.rounds} interleaved rounds")
+    lines = [f"nn.Transformer forward, d_model {args.d_model}, {args.heads} heads, {args.layers}+{args.layers} layers,"
+             f" batch {args.batch}, seq {args.seq}, source keeps {args.src_keep:.0%}, target {args.tgt_keep:.0%},"
+             f" {args.threads} thread(s); {gflop:.2f} dense GFLOP per pass (masked work counted); medians over"
+             f" {args.rounds} interleaved rounds; xfbench commit {row['commit']}, {row['cpu']}"]
+    fastest = None
     for python in torches:
-        t, pin = min((statistics.median(runs[python, p]), p) for p in pins)
-        i = info[python, pin]
-        how = "pinned" if pin else "unpinned"
-        print(f"  PyTorch {i['version']:<14} (BLAS {i['blas']:<7}, {i['threads']} thr {how:<8}) {t / 1e6:10.2f} ms"
-              f" {gflop / t * 1e9:8.2f} GFLOP/s   xfbench is {t / xf_ns:.2f}x faster")
-    # The row's % of peak is for its own round; this one is for the median.
-    peak = float(row["gflops"]) / (float(row["pct_peak"]) / 100)
-    print(f"  xfbench {args.variant:<14} ({row['threads']} thr pinned, checked)   {xf_ns / 1e6:10.2f} ms"
-          f" {gflop / xf_ns * 1e9:8.2f} GFLOP/s   {100 * gflop / xf_ns * 1e9 / peak:.1f}% of the measured peak"
-          f" ({peak:.1f} GFLOP/s); rounds: " + " ".join(f"{t / 1e6:.1f}" for t in runs["xf"]) + " ms")
-
+        for mode in modes:
+            timed = [(statistics.median(runs[python, mode, p]), p) for p in pins if runs[python, mode, p]]
+            i = info[python, mode, pins[0]]
+            name = f"  PyTorch {i['version']:<14} {mode:<10}"
+            if not timed:
+                lines.append(f"{name} unavailable: {i.get('unavailable', 'no times')}")
+                continue
+            t, pin = min(timed)
+            i = info[python, mode, pin]
+            how = "pinned" if pin else "unpinned"
+            extra = ""
+            if mode == "compile":
+                extra = (f"   (compile {i['compile_ns'] / 1e9:.1f} s, not in the time;"
+                         f" graph breaks: {i.get('graph_breaks', 'unknown')})")
+            lines.append(f"{name} (BLAS {i['blas']:<7}, {i['threads']} thr {how:<8}) {t / 1e6:10.2f} ms"
+                         f" {gflop / t * 1e9:8.2f} GFLOP/s   xfbench is {t / xf_ns:.2f}x faster{extra}")
+            if fastest is None or t < fastest[0]:
+                fastest = (t, f"PyTorch {i['version']} {mode}")
+    # The row's % of peak is for its own round; this one is for the median,
+    # of the useful FLOPs (masked pairs not counted: counts.c).
+    useful = float(row["useful_gflops"]) * float(row["median_ns"]) / 1e9
+    peak = float(row["useful_gflops"]) / (float(row["useful_pct_peak"]) / 100)
+    lines.append(f"  xfbench {args.variant:<21} ({row['threads']} thr pinned, checked)   {xf_ns / 1e6:10.2f} ms"
+                 f" {gflop / xf_ns * 1e9:8.2f} GFLOP/s   {100 * useful / xf_ns * 1e9 / peak:.1f}% of the measured peak"
+                 f" in useful FLOPs ({useful:.2f} GFLOP; peak {peak:.1f} GFLOP/s); rounds: "
+                 + " ".join(f"{t / 1e6:.1f}" for t in runs["xf"]) + " ms")
+    if fastest:
+        lines.append(f"headline: xfbench {args.variant} is {fastest[0] / xf_ns:.2f}x the speed of the fastest PyTorch"
+                     f" path ({fastest[1]}, {fastest[0] / 1e6:.2f} ms)")
+    print("\n" + "\n".join(lines))
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write("\n".join(lines) + "\n")
 
 if __name__ == "__main__":
     main()

@@ -2,9 +2,6 @@
 
 #include "caches.h"
 
-// libxsmm's tiles: BM x BN of C, k blocks of BK (variants/libxsmm/xsmm.h).
-enum { XSMM_TILE = 64 };
-
 const xf_blocking *xf_blocking_get(void)
 {
     static xf_blocking b;
@@ -26,9 +23,9 @@ const xf_blocking *xf_blocking_get(void)
     // libxsmm's kernel walks the whole A tile (BM x kc) for each column of
     // its C tile, so the A tile and the B tile beside it (BN x kc) must
     // stay in L2 between its calls: a quarter of the L2 for the pair,
-    // leaving the rest for C and the next tiles. Zen 4: kc 512.
-    int kc = (int)(c->l2 / 4 / (2 * XSMM_TILE * sizeof(float))) / XSMM_TILE * XSMM_TILE;
-    b.xsmm_kc = kc > XSMM_TILE ? kc : XSMM_TILE;
+    // leaving the rest for C and the next tiles. Zen 4: kc 640.
+    int kc = (int)(c->l2 / 4 / ((XF_XSMM_BM + XF_XSMM_BN) * sizeof(float))) / XF_XSMM_BK * XF_XSMM_BK;
+    b.xsmm_kc = kc > XF_XSMM_BK ? kc : XF_XSMM_BK;
     // A thread's chunk of rows is what its L1 holds: one hand-out of the
     // dynamic schedule (an atomic on a shared counter) is then amortised
     // over an L1 of streaming, and the chunks stay small enough for the

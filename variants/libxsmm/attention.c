@@ -54,8 +54,9 @@ void xf_xsmm_attention_run(const void *args, void *ctx)
         const uint8_t *pad = a->key_pad ? a->key_pad + (size_t)b * a->seq_k : NULL;
         for (int h = 0; h < a->heads; h++) {
             const xf_attention_head x = xf_attention_head_at(a, b, h);
-            for (int j = 0; j < a->seq_k; j++)
-                for (int d = 0; d < a->dk; d++) c->kt[(size_t)d * a->seq_k + j] = x.k[(size_t)j * a->ldk + d];
+            // K^T by libxsmm's own transpose (column-major: K is dk x seq_k
+            // with leading dimension ldk, K^T seq_k x dk with seq_k).
+            libxsmm_otrans(c->kt, x.k, sizeof(float), a->dk, a->seq_k, a->ldk, a->seq_k);
             for (int s = 0; s < xf_xsmm_plan_slices(&c->qk); s++)
                 for (int j0 = 0; j0 < a->seq_q; j0 += XF_XSMM_BN)
                     for (int i0 = 0; i0 < a->seq_k; i0 += XF_XSMM_BM)

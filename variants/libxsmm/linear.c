@@ -1,10 +1,10 @@
 // libxsmm linear: y (m,n) = x (m,k) W^T + b. In libxsmm's column-major
 // terms y^T (n x m) = W^T (n x k) x^T (k x m); libxsmm takes no transposed
-// A, so W (n,k) is packed as W^T in prepare, as tiles of 64 features, each
-// (k,64) row-major. (Read in place, W^T's rows of n floats would put the
+// A, so W (n,k) is packed as W^T in prepare, as tiles of BM features, each
+// (k,BM) row-major. (Read in place, W^T's rows of n floats would put the
 // 64 rows of a k block n * 4 bytes apart, a multiple of 2 KiB at these
-// shapes, on a few L1 sets.) Every 64 x 64 tile of y and 512-deep k slice
-// is one batch-reduce kernel call over k in blocks of 64 (xf_xsmm_plan);
+// shapes, on a few L1 sets.) Every BM x BN tile of y and kc-deep k slice
+// is one batch-reduce kernel call over k in blocks of BK (xf_xsmm_plan);
 // bias and ReLU are added on the tile after its last slice, while it is in
 // L1, by our loop: libxsmm 1.17's eltwise (meltw) kernels would be one more
 // call per tile for two vector ops.
@@ -61,7 +61,7 @@ void xf_xsmm_linear_run(const void *args, void *ctx)
 {
     const xf_linear_args *a = args;
     const linear_ctx *l = ctx;
-    // The tokens loop innermost: one slice of W^T (64 features x kc, 128
+    // The tokens loop innermost: one slice of W^T (BM features x kc, 80
     // KiB on Zen 4) stays in L2 for all the token tiles it meets.
     const int slices = xf_xsmm_plan_slices(&l->plan);
     for (int s = 0; s < slices; s++)

@@ -9,6 +9,7 @@
 
 #include <libxsmm.h>
 
+#include "../isa/blocking.h"
 #include "../simd/kernel_table.h"
 
 // A column-major C (m,n) = A (m,k) B (k,n), blocked into (BM,BN) tiles of
@@ -39,7 +40,6 @@ int xf_xsmm_plan_slices(const xf_xsmm_plan *p);
 // Tile (i0, j0) of C over k slice s, which starts at k0 = s * kc:
 // C[i0.., j0..] = (s ? C[i0.., j0..] : 0) + A[i0.., k0..] B[k0.., j0..].
 void xf_xsmm_plan_tile(const xf_xsmm_plan *p, const float *a, const float *b, float *c, int i0, int j0, int s);
-enum { XF_XSMM_BM = 64, XF_XSMM_BN = 64, XF_XSMM_BK = 64 };
 
 // Where libxsmm may run: the cap of XFBENCH_MAX_ISA (its JIT is told the
 // target) and the SIMD kernels the attention's softmax uses
