@@ -202,13 +202,13 @@ void xf_cache_mkdirs(char *path)
 void xf_peak_cache_path(char *buf, size_t size)
 {
     const char *cap = getenv("XFBENCH_MAX_ISA"), *caches = getenv("XFBENCH_CACHES");
-    char file[128] = "peak";
-    if (cap && *cap) snprintf(file + strlen(file), sizeof file - strlen(file), "-%s", cap);
+    char capped[40] = "", cached[80] = "", file[128];
+    if (cap && *cap) snprintf(capped, sizeof capped, "-%s", cap);
     if (caches && *caches) {
         const xf_caches *c = xf_caches_get();
-        snprintf(file + strlen(file), sizeof file - strlen(file), "-caches-%zu-%zu-%zu", c->l1d, c->l2, c->l3);
+        snprintf(cached, sizeof cached, "-caches-%zu-%zu-%zu", c->l1d, c->l2, c->l3);
     }
-    snprintf(file + strlen(file), sizeof file - strlen(file), ".txt");
+    snprintf(file, sizeof file, "peak%s%s.txt", capped, cached);
     xf_cache_path(file, buf, size);
 }
 

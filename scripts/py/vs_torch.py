@@ -95,6 +95,9 @@ def main():
         for round_no in range(args.rounds):
             for python in torches:
                 for mode in modes:
+                    # A mode that failed (its reason stated) fails again: not re-run.
+                    if any("unavailable" in info.get((python, mode, p), {}) for p in pins):
+                        continue
                     for pin in pins:
                         r = torch_time(python, model, args.threads, args.reps, pin, mode)
                         info[python, mode, pin] = r
