@@ -436,8 +436,8 @@ static int cmd_peak(const xf_machine *m)
     for (int i = 0; i < xf_registry_count(); i++)
         if (xf_registry_family(i)->gemm_nr)
             printf(" %d (%s)", xf_gemm_kc(xf_registry_family(i)->gemm_nr), xf_registry_family(i)->name);
-    printf("; streaming stores from %zu MiB; libxsmm k slice %d; omp chunks of %zu KiB of rows\n",
-           b->stream_min >> 20, b->xsmm_kc, b->chunk >> 10);
+    printf("; streaming stores from %zu MiB read+written; libxsmm k slice %d; omp chunks of %zu KiB of rows\n",
+           b->stream_working_set >> 20, b->xsmm_kc, b->chunk >> 10);
     printf("peak: FMA %.1f GFLOP/s on 1 thread (%s), %.1f on %d; DRAM triad %.1f GB/s on 1, %.1f on %d; cached in %s\n",
            peak.flops_1, peak.flops_family, peak.flops_all, peak.procs, peak.bw_1[XF_ROOF_DRAM],
            peak.bw_all[XF_ROOF_DRAM], peak.procs, path);

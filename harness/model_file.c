@@ -290,7 +290,7 @@ int xf_instance_from_file(xf_instance *in, const xf_st *st, const xf_case *base,
 }
 
 // A query row with no visible key: PyTorch gives NaN there, xfbench zeros
-// (DESIGN.md), so such rows are left out of the comparison and counted.
+// (docs/design.md, Masking), so such rows are left out of the comparison and counted.
 static int row_fully_masked(const xf_forward_args *a, int is_memory, int b, int row)
 {
     int src_all = 1;

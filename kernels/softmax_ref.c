@@ -18,7 +18,7 @@ int xf_ref_softmax_row(int n, const double *t, const uint8_t *pad_row, int causa
         p[j] = xf_key_visible(pad_row, causal, i, j) ? exp(t[j] - max) : 0.0;
         sum += p[j];
     }
-    // No visible key: the row is defined as zeros (DESIGN.md), never 0/0.
+    // No visible key: the row is defined as zeros (docs/design.md, Masking), never 0/0.
     for (int j = 0; j < n; j++) p[j] = visible ? p[j] / sum : 0.0;
     return visible;
 }

@@ -1,6 +1,6 @@
 #!/bin/sh
 # bench checks before it times, writes one CSV row per case with the
-# DESIGN.md columns, and never stores a speed for a result that failed.
+# docs/design.md CSV columns, and never stores a speed for a result that failed.
 # Usage: bench_csv.sh path/to/xfbench path/to/xfbench-mutants
 set -u
 bin=$1
@@ -15,7 +15,7 @@ fail() { echo "FAILED: $*"; exit 1; }
 tiny="--batch 2 --heads 2 --dk 8 --seq 9 --layers 1 --vocab 20 --min-time 0.01 --min-reps 3"
 "$bin" bench $tiny --variant naive --csv "$tmp/a.csv" >"$tmp/out" || fail "bench on tiny shapes exited $?"
 head -1 "$tmp/a.csv" | grep -q '^stage,variant,batch,heads,dk,seq_q,seq_k,d_model,d_ff,.*threads,reps,median_ns,min_ns,.*gflops,gbps,pct_peak,max_abs_err,max_rel_err,.*passed,cpu' ||
-    fail "CSV header lacks the DESIGN.md columns"
+    fail "CSV header lacks the docs/design.md columns"
 rows=$(($(wc -l <"$tmp/a.csv") - 1))
 [ "$rows" -eq 9 ] || fail "expected 9 rows (one per stage), got $rows"
 # Every variant built here, every stage: every row passed and has a

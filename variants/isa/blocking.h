@@ -13,9 +13,10 @@ typedef struct {
     // block (kept in L3); the k slice for a micro-kernel nr columns wide
     // is xf_gemm_kc(nr).
     size_t gemm_b_block, gemm_a_block;
-    // Outputs at least this large are written by streaming stores
-    // (softmax, add_layernorm).
-    size_t stream_min;
+    // Row kernels (softmax, add_layernorm) whose call reads and writes at
+    // least this many bytes write their output by streaming stores:
+    // xf_stream_output(working set).
+    size_t stream_working_set;
     // variants/libxsmm: the k slice of a plan (a multiple of its k block).
     int xsmm_kc;
     // variants/omp: bytes of rows handed to a thread at once (softmax,
@@ -34,6 +35,8 @@ enum { XF_XSMM_BM = 32, XF_XSMM_BN = 64, XF_XSMM_BK = 64 };
 const xf_blocking *xf_blocking_get(void);
 // k slice of the SIMD GEMM for B panels nr floats wide.
 int xf_gemm_kc(int nr);
+// Whether a call that reads and writes working_set bytes streams its output.
+int xf_stream_output(size_t working_set);
 // Rows of row_bytes each in one chunk (at least 1).
 int xf_chunk_rows(size_t row_bytes);
 

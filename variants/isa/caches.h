@@ -8,14 +8,16 @@
 
 typedef struct {
     size_t l1d, l2, l3;    // bytes: L1 data and L2 per core, L3 in all
-    const char *source[3]; // where each came from: "XFBENCH_CACHES", "sysconf", "sysfs" or "default"
+    const char *source[3]; // where each came from: "XFBENCH_CACHES", "sysconf", "sysfs",
+                           // "smaller of sysconf, sysfs" or "default"
 } xf_caches;
 
 // Read once: XFBENCH_CACHES=L1D,L2,L3 (bytes, with an optional K, M or G:
 // "32K,1M,32M" is a Zen 4 core), which imitates another CPU's caches the
 // way XFBENCH_MAX_ISA imitates its instructions; else
-// sysconf(_SC_LEVEL*_CACHE_SIZE), else
-// /sys/devices/system/cpu/cpu0/cache/index*/size, else the defaults below.
+// sysconf(_SC_LEVEL*_CACHE_SIZE) and
+// /sys/devices/system/cpu/cpu0/cache/index*/size (the smaller where both
+// answer and disagree), else the defaults below.
 const xf_caches *xf_caches_get(void);
 // NULL if XFBENCH_CACHES is unset or valid, else a one-line complaint.
 const char *xf_caches_env_error(void);

@@ -9,7 +9,7 @@
      .run = go, .release = rel}
 
 static const xf_variant variants[] = {
-    V(XF_LINEAR, "libxsmm", "JIT batch-reduce GEMM, 64x64 tiles over 64-deep k blocks, W^T packed in prepare",
+    V(XF_LINEAR, "libxsmm", "JIT batch-reduce GEMM, 32x64 tiles of y over 64-deep k blocks, W^T packed in prepare",
       xf_xsmm_linear_prepare, xf_xsmm_linear_run, xf_xsmm_linear_release),
     V(XF_ATTENTION, "libxsmm", "JIT Q K^T (K^T packed), SIMD softmax rows, P V batch-reduced over key blocks",
       xf_xsmm_attention_prepare, xf_xsmm_attention_run, xf_xsmm_attention_release),

@@ -2,7 +2,7 @@
 // rows: variants/isa/blocking.c), each row done by the SIMD family's row
 // kernel with the thread's scratch row. The chunks are dynamic because causal softmax rows grow in cost along the
 // sequence. Whether to stream the output is decided once, from the whole
-// output's size, as the single-thread kernel does.
+// call's working set, as the single-thread kernel does.
 #include <stdlib.h>
 
 #include "omp.h"
@@ -41,7 +41,6 @@ int xf_omp_rows_prepare_add_layernorm(const void *args, void **ctx)
     return rows_prepare((size_t)((const xf_add_layernorm_args *)args)->d, ctx);
 }
 
-static int big(size_t floats) { return floats * sizeof(float) >= xf_blocking_get()->stream_min; }
 
 // x and y are (batch,heads,seq_q,seq_k)
 void xf_omp_softmax_run(const void *args, void *ctx)
@@ -49,7 +48,7 @@ void xf_omp_softmax_run(const void *args, void *ctx)
     const xf_softmax_args *a = args;
     const rows_ctx *r = ctx;
     const size_t rows = (size_t)a->batch * a->heads * a->seq_q;
-    const int stream = big(rows * a->seq_k);
+    const int stream = xf_stream_output(2 * rows * a->seq_k * sizeof(float)); // x read, y written
     const size_t chunk = (size_t)xf_chunk_rows((size_t)a->seq_k * sizeof(float));
 #pragma omp parallel for schedule(dynamic) num_threads(r->threads)
     for (size_t r0 = 0; r0 < rows; r0 += chunk)
@@ -62,7 +61,7 @@ void xf_omp_add_layernorm_run(const void *args, void *ctx)
 {
     const xf_add_layernorm_args *a = args;
     const rows_ctx *r = ctx;
-    const int stream = big((size_t)a->rows * a->d);
+    const int stream = xf_stream_output(3 * (size_t)a->rows * a->d * sizeof(float)); // x, r read, y written
     const int chunk = xf_chunk_rows((size_t)a->d * sizeof(float));
 #pragma omp parallel for schedule(dynamic) num_threads(r->threads)
     for (int r0 = 0; r0 < a->rows; r0 += chunk)

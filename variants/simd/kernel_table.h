@@ -16,11 +16,12 @@
 // uses it through each variant's math_ulp.
 #define XF_SIMD_EXP_ULP 2.0
 
-// Outputs of at least xf_blocking_get()->stream_min bytes (the L3) are
-// written by streaming stores (softmax, add_layernorm): they cannot stay
-// in the L3 for their reader anyway, and streaming saves the read for
-// ownership. Smaller outputs are left in cache, where the next stage of a
-// forward pass finds them.
+// Softmax and add_layernorm calls whose working set (bytes read and
+// written) is over half the L3 write their output by streaming stores
+// (xf_stream_output, variants/isa/blocking.c): it cannot stay in the L3
+// for its reader anyway, and streaming saves the read for ownership.
+// Smaller outputs are left in cache, where the next stage of a forward
+// pass finds them.
 #include "../isa/blocking.h"
 
 typedef struct {

@@ -66,7 +66,7 @@ void XF_FN(add_layernorm_run)(const void *args, void *ctx)
 {
     const xf_add_layernorm_args *a = args;
     XF_FN(add_layernorm_rows)(a, 0, a->rows, ctx,
-                              (size_t)a->rows * a->d * sizeof(float) >= xf_blocking_get()->stream_min);
+                              xf_stream_output(3 * (size_t)a->rows * a->d * sizeof(float))); // x, r, y
 }
 
 int XF_FN(add_layernorm_prepare)(const void *args, void **ctx)

@@ -101,7 +101,7 @@ void XF_FN(softmax_rows)(const xf_softmax_args *a, size_t r0, size_t r1, float *
 
 int XF_FN(softmax_stream)(const xf_softmax_args *a)
 {
-    return (size_t)a->batch * a->heads * a->seq_q * a->seq_k * sizeof(float) >= xf_blocking_get()->stream_min;
+    return xf_stream_output(2 * (size_t)a->batch * a->heads * a->seq_q * a->seq_k * sizeof(float)); // x, y
 }
 
 // x and y are (batch,heads,seq_q,seq_k); ctx is a scratch row of seq_k floats.
