@@ -17,6 +17,7 @@
 #include "options.h"
 #include "registry.h"
 #include "report.h"
+#include "stages/stage.h"
 #include "../variants/isa/blocking.h"
 #include "../variants/isa/caches.h"
 #include "../variants/isa/isa.h"
@@ -24,19 +25,18 @@
 static const char *prog = "xfbench";
 static xf_peak peak; // the denominators of pct_peak (flops_1 == 0: unknown)
 
-// Which roof a stage is held against: streaming stages move a few bytes per
-// flop and are held against the bandwidth of the memory level that holds
-// their working set, the rest against the FMA peak, counting useful FLOPs
-// (a kernel that skips masked tiles does less than the dense count, and a
-// dense rate over the FMA peak would claim more than the machine can do).
-static int memory_bound(xf_stage s) { return s == XF_EMBED || s == XF_SOFTMAX || s == XF_ADD_LAYERNORM; }
-
+// Which roof a row is held against (its stage's descriptor says): streaming
+// stages move a few bytes per flop and are held against the bandwidth of the
+// memory level that holds their working set, the rest against the FMA peak,
+// counting useful FLOPs (a kernel that skips masked tiles does less than the
+// dense count, and a dense rate over the FMA peak would claim more than the
+// machine can do).
 static xf_row_rates rates_of(const xf_instance *in, const xf_timing *t, int threads)
 {
     xf_row_rates r = {.roof = XF_ROOF_FMA, .pct_peak = -1.0, .useful_pct_peak = -1.0};
     if (peak.flops_1 <= 0) return r;
     r.useful_pct_peak = 100.0 * in->useful_flops / t->median_ns / xf_peak_flops(&peak, threads);
-    if (!memory_bound(in->c.stage)) {
+    if (!xf_stage_desc_of(in->c.stage)->memory_bound) {
         r.pct_peak = r.useful_pct_peak;
         return r;
     }

@@ -26,6 +26,7 @@
 #include "peak.h"
 #include "registry.h"
 #include "report.h"
+#include "stages/stage.h"
 #include "timer.h"
 
 enum { MAX_KEYS = 256 };
@@ -105,30 +106,7 @@ static void save(const char *key, const char *variant, double ms)
 static xf_case case_of(xf_stage stage, const void *args)
 {
     xf_case c = {.stage = stage, .batch = 1, .heads = 1, .seed = 7, .pad = best.pad, .vocab = 1};
-    switch (stage) {
-    case XF_EMBED: {
-        const xf_embed_args *a = args;
-        c.batch = a->batch, c.seq_q = c.seq_k = a->seq, c.dk = a->d_model, c.vocab = a->vocab;
-        break;
-    }
-    case XF_LINEAR: {
-        const xf_linear_args *a = args;
-        c.seq_q = c.seq_k = a->m, c.n = a->n, c.k = a->k, c.dk = a->k, c.relu = a->relu;
-        break;
-    }
-    case XF_ATTENTION: {
-        const xf_attention_args *a = args;
-        c.batch = a->batch, c.heads = a->heads, c.dk = a->dk, c.seq_q = a->seq_q, c.seq_k = a->seq_k;
-        c.causal = a->causal;
-        break;
-    }
-    case XF_ADD_LAYERNORM: {
-        const xf_add_layernorm_args *a = args;
-        c.seq_q = c.seq_k = a->rows, c.dk = a->d;
-        break;
-    }
-    default: break;
-    }
+    xf_stage_desc_of(stage)->case_of(args, &c);
     return c;
 }
 

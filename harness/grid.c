@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "grid.h"
+#include "stages/stage.h"
 
 // The dimensions the foundation issue asks every stage to survive.
 static const int SEQS[] = {1, 3, 17, 113};
@@ -16,19 +17,13 @@ static const int NK[][2] = {{1, 1}, {24, 8}, {72, 128}, {192, 64}, {13, 515}, {1
 
 #define COUNT(a) ((int)(sizeof a / sizeof a[0]))
 
-typedef struct {
-    xf_case *c;
-    int n, cap;
-    xf_case base;
-} list;
-
-static void push(list *l, xf_case c)
+static void push(xf_grid *l, xf_case c)
 {
     if (l->n == l->cap) l->c = realloc(l->c, (size_t)(l->cap = l->cap ? 2 * l->cap : 64) * sizeof c);
     l->c[l->n++] = c;
 }
 
-static xf_case shape(const list *l, int batch, int heads, int dk, int seq_q, int seq_k)
+static xf_case shape(const xf_grid *l, int batch, int heads, int dk, int seq_q, int seq_k)
 {
     xf_case c = l->base;
     c.batch = batch, c.heads = heads, c.dk = dk, c.seq_q = seq_q, c.seq_k = seq_k;
@@ -40,7 +35,7 @@ static xf_case shape(const list *l, int batch, int heads, int dk, int seq_q, int
 
 // Attention and softmax: full is the cartesian product, quick covers every
 // value of every dimension, every pad x causal pair and every cross shape.
-static void attention_like(list *l, int full)
+void xf_grid_attention_like(xf_grid *l, int full)
 {
     for (int p = 0; p < XF_NPADS; p++)
         for (int causal = 0; causal < 2; causal++) {
@@ -78,7 +73,7 @@ static void attention_like(list *l, int full)
     for (int h = 0; h < COUNT(HEADS); h++) push(l, shape(l, 1, HEADS[h], 64, 17, 17));
 }
 
-static void linear(list *l, int full)
+void xf_grid_linear(xf_grid *l, int full)
 {
     for (int s = 0; s < COUNT(SEQS); s++)
         for (int b = 0; b < COUNT(BATCHES); b++)
@@ -107,7 +102,7 @@ static void linear(list *l, int full)
 }
 
 // Row-wise stages: every seq and batch, d_model from 8 to 1024.
-static void rows(list *l, int full)
+void xf_grid_rows(xf_grid *l, int full)
 {
     for (int s = 0; s < COUNT(SEQS); s++)
         for (int b = 0; b < COUNT(BATCHES); b++)
@@ -120,8 +115,9 @@ static void rows(list *l, int full)
 
 // Compound stages: small models over the pads; the forward pass with 2 + 2
 // layers (and 0 + 0 and 1 + 1 in full).
-static void compound(list *l, xf_stage stage, int full)
+void xf_grid_compound(xf_grid *l, int full)
 {
+    const xf_stage stage = l->base.stage;
     static const int dims[][5] = {
         // batch, heads, dk, seq_q, seq_k
         {1, 1, 8, 1, 1}, {3, 3, 8, 17, 17}, {1, 8, 8, 3, 17}, {3, 2, 24, 17, 3},
@@ -152,19 +148,9 @@ static void compound(list *l, xf_stage stage, int full)
 
 int xf_grid_cases(const char *grid, xf_stage stage, const xf_case *base, xf_case **cases)
 {
-    list l = {.base = *base};
+    xf_grid l = {.base = *base};
     l.base.stage = stage;
-    int full = strcmp(grid, "full") == 0;
-    switch (stage) {
-    case XF_ATTENTION:
-    case XF_SOFTMAX: attention_like(&l, full); break;
-    case XF_LINEAR: linear(&l, full); break;
-    case XF_EMBED:
-    case XF_ADD_LAYERNORM: rows(&l, full); break;
-    default: compound(&l, stage, full); break;
-    }
-    if (stage == XF_EMBED)
-        for (int i = 0; i < l.n; i++) l.c[i].vocab = 37;
+    xf_stage_desc_of(stage)->grid(&l, strcmp(grid, "full") == 0);
     *cases = l.c;
     return l.n;
 }

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "registry.h"
+#include "stages/stage.h"
 
 enum { MAX_FAMILIES = 16 };
 // The families meson could build (XF_HAVE_*); naive always.
@@ -91,12 +92,7 @@ static const char *family_missing(const xf_family *f, xf_stage stage)
     return NULL;
 }
 
-int xf_compound_calls(xf_stage compound, xf_stage prim)
-{
-    if (prim == XF_SOFTMAX) return 0; // inside attention
-    if (compound == XF_FFN) return prim == XF_LINEAR;
-    return prim != XF_EMBED || compound == XF_FORWARD;
-}
+int xf_compound_calls(xf_stage compound, xf_stage prim) { return xf_stage_desc_of(compound)->calls(prim); }
 
 // What a family without a kernel for a primitive stage borrows: this
 // project's tuned kernel for the CPU (the omp family on several threads,

@@ -1,54 +1,20 @@
 #include <string.h>
 
 #include "report.h"
-
-#define ADD(...)                                                                             \
-    do {                                                                                     \
-        size_t len_ = strlen(buf);                                                           \
-        if (len_ < size) snprintf(buf + len_, size - len_, __VA_ARGS__);                     \
-    } while (0)
-
-static int linear_n(const xf_case *c) { return c->n ? c->n : 3 * xf_case_d_model(c); }
-static int linear_k(const xf_case *c) { return c->k ? c->k : xf_case_d_model(c); }
+#include "stages/stage.h"
 
 void xf_case_describe(const xf_case *c, char *buf, size_t size)
 {
     buf[0] = '\0';
-    switch (c->stage) {
-    case XF_LINEAR:
-        ADD("m=%d n=%d k=%d relu=%d", c->batch * c->seq_q, linear_n(c), linear_k(c), c->relu);
-        return;
-    case XF_EMBED: ADD("b=%d s=%d d=%d vocab=%d", c->batch, c->seq_q, xf_case_d_model(c), c->vocab); return;
-    case XF_ADD_LAYERNORM: ADD("rows=%d d=%d", c->batch * c->seq_q, xf_case_d_model(c)); return;
-    case XF_FFN: ADD("m=%d d=%d d_ff=%d", c->batch * c->seq_q, xf_case_d_model(c), c->d_ff); return;
-    default: break;
-    }
-    ADD("b=%d h=%d dk=%d", c->batch, c->heads, c->dk);
-    if (c->stage == XF_ENCODER_LAYER) ADD(" s=%d", c->seq_k);
-    else ADD(" sq=%d sk=%d", c->seq_q, c->seq_k);
-    if (c->stage >= XF_FIRST_COMPOUND) ADD(" d_ff=%d", c->d_ff);
-    if (c->stage == XF_FORWARD) ADD(" layers=%d+%d final_norm=%d", c->layers, c->dec_layers, c->final_norm);
-    ADD(" pad=%s", xf_pad_name(c->pad));
-    if (c->stage == XF_ATTENTION || c->stage == XF_SOFTMAX) ADD(" causal=%d", c->causal);
+    xf_stage_desc_of(c->stage)->describe(c, buf, size);
 }
 
 void xf_case_options(const xf_case *c, char *buf, size_t size)
 {
     buf[0] = '\0';
-    ADD("--stage %s --batch %d --heads %d --dk %d --seq-q %d --seq-k %d --seed %llu",
-        xf_stage_name(c->stage), c->batch, c->heads, c->dk, c->seq_q, c->seq_k,
-        (unsigned long long)c->seed);
-    switch (c->stage) {
-    case XF_LINEAR: ADD(" --n %d --k %d --relu %d", linear_n(c), linear_k(c), c->relu); break;
-    case XF_EMBED: ADD(" --vocab %d", c->vocab); break;
-    case XF_SOFTMAX:
-    case XF_ATTENTION: ADD(" --pad %s --causal %d", xf_pad_name(c->pad), c->causal); break;
-    case XF_ADD_LAYERNORM: break;
-    case XF_FORWARD:
-        ADD(" --layers %d --vocab %d --final-norm %d", c->layers, c->vocab, c->final_norm);
-        /* fall through */
-    default: ADD(" --d-ff %d --pad %s", c->d_ff, xf_pad_name(c->pad)); break;
-    }
+    xf_append(buf, size, "--stage %s --batch %d --heads %d --dk %d --seq-q %d --seq-k %d --seed %llu",
+              xf_stage_name(c->stage), c->batch, c->heads, c->dk, c->seq_q, c->seq_k, (unsigned long long)c->seed);
+    xf_stage_desc_of(c->stage)->options(c, buf, size);
 }
 
 static const char HEADER[] =
@@ -74,7 +40,7 @@ void xf_csv_row(FILE *f, const xf_instance *in, const char *variant, const char 
     int lin = c->stage == XF_LINEAR;
     fprintf(f, "%s,%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%s,%d,%d,", xf_stage_name(c->stage),
             variant, c->batch, c->heads, c->dk, c->seq_q, c->seq_k, xf_case_d_model(c), c->d_ff,
-            c->stage == XF_FORWARD ? c->layers : 0, lin ? linear_n(c) : 0, lin ? linear_k(c) : 0,
+            c->stage == XF_FORWARD ? c->layers : 0, lin ? c->n : 0, lin ? c->k : 0,
             c->relu, xf_pad_name(c->pad), c->causal, threads);
     if (t) {
         fprintf(f, "%d,%.0f,%.0f,%.2f,%.0f,%.4f,%.4f,", t->reps, t->median_ns, t->min_ns,

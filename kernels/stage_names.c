@@ -2,17 +2,8 @@
 
 #include "xf_common.h"
 
-static const char *const names[XF_NSTAGES] = {
-    [XF_EMBED] = "embed",
-    [XF_LINEAR] = "linear",
-    [XF_SOFTMAX] = "softmax",
-    [XF_ATTENTION] = "attention",
-    [XF_ADD_LAYERNORM] = "add_layernorm",
-    [XF_FFN] = "ffn",
-    [XF_ENCODER_LAYER] = "encoder_layer",
-    [XF_DECODER_LAYER] = "decoder_layer",
-    [XF_FORWARD] = "forward",
-};
+#define NAME_(name, NAME) [XF_##NAME] = #name,
+static const char *const names[XF_NSTAGES] = {XF_STAGES(NAME_)};
 
 const char *xf_stage_name(xf_stage s)
 {

@@ -6,22 +6,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum {
-    XF_EMBED,
-    XF_LINEAR,
-    XF_SOFTMAX,
-    XF_ATTENTION,
-    XF_ADD_LAYERNORM,
-    XF_FFN,
-    XF_ENCODER_LAYER,
-    XF_DECODER_LAYER,
-    XF_FORWARD,
-    XF_NSTAGES
-} xf_stage;
+// Every stage, once: X(name, NAME). Primitives are what each variant
+// implements directly; compounds are compositions of primitives
+// (variants/compose). The enum, the names and the harness's table of stage
+// descriptors (harness/stages/table.c) are all made from these two lists,
+// so a stage cannot be half-added (docs/adding.md).
+#define XF_PRIMITIVE_STAGES(X)                                                                   \
+    X(embed, EMBED) X(linear, LINEAR) X(softmax, SOFTMAX) X(attention, ATTENTION)               \
+    X(add_layernorm, ADD_LAYERNORM)
+#define XF_COMPOUND_STAGES(X)                                                                    \
+    X(ffn, FFN) X(encoder_layer, ENCODER_LAYER) X(decoder_layer, DECODER_LAYER) X(forward, FORWARD)
+#define XF_STAGES(X) XF_PRIMITIVE_STAGES(X) XF_COMPOUND_STAGES(X)
 
-// Stages below XF_FFN are primitives: each variant implements them directly.
-// The rest are compositions of primitives (variants/compose).
-#define XF_FIRST_COMPOUND XF_FFN
+#define XF_STAGE_ENUM_(name, NAME) XF_##NAME,
+typedef enum { XF_STAGES(XF_STAGE_ENUM_) XF_NSTAGES } xf_stage;
+#define XF_STAGE_COUNT_(name, NAME) +1
+// Stages below XF_FIRST_COMPOUND are primitives.
+#define XF_FIRST_COMPOUND (0 XF_PRIMITIVE_STAGES(XF_STAGE_COUNT_))
 
 const char *xf_stage_name(xf_stage s);
 int xf_stage_from_name(const char *name); // -1 if unknown

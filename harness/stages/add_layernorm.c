@@ -1,0 +1,50 @@
+// add_layernorm: y = LayerNorm(x + r) * gamma + beta (kernels/add_layernorm.h).
+#include "inputs.h"
+#include "stage.h"
+
+enum { F = 4, OUT = 4 + 8 + 8 };
+
+static int build(xf_instance *in, xf_rng *r)
+{
+    const xf_case *c = &in->c;
+    const int d = xf_case_d_model(c);
+    xf_add_layernorm_args *a = &in->args.add_layernorm;
+    *a = (xf_add_layernorm_args){.rows = c->batch * c->seq_q, .d = d};
+    size_t count = (size_t)a->rows * d;
+    xf_norm_weights n;
+    a->x = xf_own_uniform(in, r, count, -1.0f, 1.0f);
+    a->r = xf_own_uniform(in, r, count, -1.0f, 1.0f);
+    if (!a->x || !a->r || xf_make_norm(in, r, d, &n) || xf_instance_add_output(in, "y", count)) return -1;
+    a->gamma = n.gamma, a->beta = n.beta, a->y = in->out[0].data;
+    in->flops = xf_add_layernorm_flops(a), in->bytes = xf_add_layernorm_bytes(a);
+    return 0;
+}
+
+static void reference(xf_instance *in, double ulp)
+{
+    xf_ref_add_layernorm(&in->args.add_layernorm, ulp, in->ref[0], in->bound[0]);
+}
+
+// x and r in fp32, their fp64 sum row by row (16 bytes).
+static double bytes_needed(const xf_case *c)
+{
+    double elems = (double)c->batch * c->seq_q * xf_case_d_model(c);
+    return (2 * F + 16) * elems + OUT * elems;
+}
+
+static void describe(const xf_case *c, char *buf, size_t size)
+{
+    xf_append(buf, size, "rows=%d d=%d", c->batch * c->seq_q, xf_case_d_model(c));
+}
+
+static void options(const xf_case *c, char *buf, size_t size) { (void)c, (void)buf, (void)size; }
+
+static void case_of(const void *args, xf_case *c)
+{
+    const xf_add_layernorm_args *a = args;
+    c->seq_q = c->seq_k = a->rows, c->dk = a->d;
+}
+
+const xf_stage_desc xf_stage_add_layernorm = {.memory_bound = 1, .build = build, .reference = reference,
+                                              .bytes_needed = bytes_needed, .describe = describe,
+                                              .options = options, .grid = xf_grid_rows, .case_of = case_of};

@@ -1,0 +1,70 @@
+// attention: per batch and head softmax(Q K^T / sqrt(dk) + mask) V (kernels/attention.h).
+#include "inputs.h"
+#include "stage.h"
+
+enum { F = 4, OUT = 4 + 8 + 8 };
+
+static int build(xf_instance *in, xf_rng *r)
+{
+    const xf_case *c = &in->c;
+    const int d = xf_case_d_model(c);
+    xf_attention_args *a = &in->args.attention;
+    *a = (xf_attention_args){.batch = c->batch, .heads = c->heads, .dk = c->dk, .seq_q = c->seq_q,
+                             .seq_k = c->seq_k, .causal = c->causal, .ldo = d};
+    // Q, K and V as a projection leaves them: one packed QKV buffer for
+    // self-attention, Q apart from a packed KV for cross-attention, so the
+    // row strides are never just heads*dk.
+    if (c->seq_q == c->seq_k) {
+        float *qkv = xf_own_uniform(in, r, (size_t)c->batch * c->seq_q * 3 * d, -1.5f, 1.5f);
+        if (!qkv) return -1;
+        a->q = qkv, a->k = qkv + d, a->v = qkv + 2 * d;
+        a->ldq = a->ldk = a->ldv = 3 * d;
+    } else {
+        float *q = xf_own_uniform(in, r, (size_t)c->batch * c->seq_q * d, -1.5f, 1.5f);
+        float *kv = xf_own_uniform(in, r, (size_t)c->batch * c->seq_k * 2 * d, -1.5f, 1.5f);
+        if (!q || !kv) return -1;
+        a->q = q, a->k = kv, a->v = kv + d;
+        a->ldq = d, a->ldk = a->ldv = 2 * d;
+    }
+    a->key_pad = xf_make_pad(in, c->batch, c->seq_k, c->pad);
+    if ((c->pad != XF_PAD_NONE && !a->key_pad) || xf_instance_add_output(in, "out", (size_t)c->batch * c->seq_q * d))
+        return -1;
+    a->out = in->out[0].data;
+    in->flops = xf_attention_flops(a), in->bytes = xf_attention_bytes(a);
+    in->useful_flops = xf_attention_useful_flops(a);
+    return 0;
+}
+
+static void reference(xf_instance *in, double ulp)
+{
+    xf_ref_attention(&in->args.attention, ulp, in->ref[0], in->bound[0]);
+}
+
+// Q, K, V in fp32 and widened to fp64 by the reference.
+static double bytes_needed(const xf_case *c)
+{
+    double d = xf_case_d_model(c), b = c->batch;
+    return (F + 8) * 3 * d * b * (c->seq_q + c->seq_k) + OUT * b * c->seq_q * d + b * c->seq_k;
+}
+
+static void describe(const xf_case *c, char *buf, size_t size)
+{
+    xf_append(buf, size, "b=%d h=%d dk=%d sq=%d sk=%d pad=%s causal=%d", c->batch, c->heads, c->dk, c->seq_q,
+              c->seq_k, xf_pad_name(c->pad), c->causal);
+}
+
+static void options(const xf_case *c, char *buf, size_t size)
+{
+    xf_append(buf, size, " --pad %s --causal %d", xf_pad_name(c->pad), c->causal);
+}
+
+static void case_of(const void *args, xf_case *c)
+{
+    const xf_attention_args *a = args;
+    c->batch = a->batch, c->heads = a->heads, c->dk = a->dk, c->seq_q = a->seq_q, c->seq_k = a->seq_k;
+    c->causal = a->causal;
+}
+
+const xf_stage_desc xf_stage_attention = {.build = build, .reference = reference, .bytes_needed = bytes_needed,
+                                          .describe = describe, .options = options,
+                                          .grid = xf_grid_attention_like, .case_of = case_of};

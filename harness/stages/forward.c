@@ -1,0 +1,71 @@
+// forward: embed + encoder layers + final norm -> memory; embed + decoder
+// layers + final norm -> y (kernels/forward.h).
+#include "compound.h"
+#include "inputs.h"
+
+static int build(xf_instance *in, xf_rng *r)
+{
+    const xf_case *c = &in->c;
+    const int d = xf_case_d_model(c);
+    xf_forward_args *a = &in->args.forward;
+    xf_encoder_weights *enc = xf_instance_own(in, (size_t)(c->layers + 1) * sizeof *enc);
+    xf_decoder_weights *dec = xf_instance_own(in, (size_t)(c->dec_layers + 1) * sizeof *dec);
+    if (!enc || !dec) return -1;
+    *a = (xf_forward_args){.batch = c->batch, .seq_s = c->seq_k, .seq_t = c->seq_q, .heads = c->heads,
+                           .dk = c->dk, .d_ff = c->d_ff, .enc_layers = c->layers, .dec_layers = c->dec_layers,
+                           .vocab = c->vocab, .enc = enc, .dec = dec};
+    a->src_ids = xf_make_ids(in, r, (size_t)c->batch * c->seq_k, c->vocab);
+    a->tgt_ids = xf_make_ids(in, r, (size_t)c->batch * c->seq_q, c->vocab);
+    a->src_table = xf_make_table(in, r, c->vocab, d);
+    a->tgt_table = xf_make_table(in, r, c->vocab, d);
+    if (!a->src_ids || !a->tgt_ids || !a->src_table || !a->tgt_table) return -1;
+    for (int l = 0; l < c->layers; l++)
+        if (xf_make_encoder(in, r, d, c->d_ff, &enc[l])) return -1;
+    for (int l = 0; l < c->dec_layers; l++)
+        if (xf_make_decoder(in, r, d, c->d_ff, &dec[l])) return -1;
+    if (c->final_norm && (xf_make_norm(in, r, d, &a->enc_norm) || xf_make_norm(in, r, d, &a->dec_norm)))
+        return -1;
+    a->src_pad = xf_make_pad(in, c->batch, c->seq_k, c->pad);
+    a->tgt_pad = xf_make_pad(in, c->batch, c->seq_q, c->pad);
+    if (xf_instance_add_output(in, "memory", (size_t)c->batch * c->seq_k * d) ||
+        xf_instance_add_output(in, "y", (size_t)c->batch * c->seq_q * d))
+        return -1;
+    a->memory = in->out[0].data, a->y = in->out[1].data;
+    in->flops = xf_forward_flops(a), in->bytes = xf_forward_bytes(a);
+    in->useful_flops = xf_forward_useful_flops(a);
+    return 0;
+}
+
+static void reference(xf_instance *in, double ulp)
+{
+    xf_ref_forward_d(&in->args.forward, ulp, in->ref[0], in->bound[0], in->ref[1], in->bound[1]);
+}
+
+// Every layer's weights, both embedding tables, both outputs; activations
+// of the widest layer (the reference keeps one layer's at a time).
+static double bytes_needed(const xf_case *c)
+{
+    double d = xf_case_d_model(c), b = c->batch, sq = c->seq_q, sk = c->seq_k;
+    double enc = xf_encoder_weight_floats(d, c->d_ff), dec = enc + 4 * d * d + 6 * d;
+    return XF_F32 * (c->layers * enc + c->dec_layers * dec + 2.0 * c->vocab * d) +
+           (XF_OUT_BYTES + 16) * b * (sq + sk) * d + xf_layer_activation_bytes(b * (sq + sk), b * sk, d, c->d_ff);
+}
+
+static void describe(const xf_case *c, char *buf, size_t size)
+{
+    xf_describe_layers(c, buf, size);
+    xf_append(buf, size, " layers=%d+%d final_norm=%d pad=%s", c->layers, c->dec_layers, c->final_norm,
+              xf_pad_name(c->pad));
+}
+
+static void options(const xf_case *c, char *buf, size_t size)
+{
+    xf_append(buf, size, " --layers %d --vocab %d --final-norm %d", c->layers, c->vocab, c->final_norm);
+    xf_compound_options(c, buf, size);
+}
+
+static int calls(xf_stage p) { return p != XF_SOFTMAX; }
+
+const xf_stage_desc xf_stage_forward = {.build = build, .reference = reference, .bytes_needed = bytes_needed,
+                                        .describe = describe, .options = options, .grid = xf_grid_compound,
+                                        .calls = calls};

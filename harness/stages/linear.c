@@ -1,0 +1,56 @@
+// linear: y = x W^T + b, optional fused ReLU (kernels/linear.h).
+#include "inputs.h"
+#include "stage.h"
+
+enum { F = 4, OUT = 4 + 8 + 8 };
+
+// n and k default to the packed QKV projection of d_model.
+static int out_features(const xf_case *c) { return c->n ? c->n : 3 * xf_case_d_model(c); }
+static int in_features(const xf_case *c) { return c->k ? c->k : xf_case_d_model(c); }
+
+static int build(xf_instance *in, xf_rng *r)
+{
+    const xf_case *c = &in->c;
+    xf_linear_args *a = &in->args.linear;
+    *a = (xf_linear_args){.m = c->batch * c->seq_q, .n = out_features(c), .k = in_features(c), .relu = c->relu};
+    a->x = xf_own_uniform(in, r, (size_t)a->m * a->k, -1.0f, 1.0f);
+    if (!a->x || xf_make_linear(in, r, a->n, a->k, &a->w, &a->b)) return -1;
+    if (xf_instance_add_output(in, "y", (size_t)a->m * a->n)) return -1;
+    a->y = in->out[0].data;
+    in->c.n = a->n, in->c.k = a->k; // the defaults resolved, for the CSV row
+    in->flops = xf_linear_flops(a), in->bytes = xf_linear_bytes(a);
+    return 0;
+}
+
+static void reference(xf_instance *in, double ulp)
+{
+    (void)ulp; // exact arithmetic only
+    xf_ref_linear(&in->args.linear, in->ref[0], in->bound[0]);
+}
+
+// x widened to fp64 by the reference too.
+static double bytes_needed(const xf_case *c)
+{
+    double m = (double)c->batch * c->seq_q, n = out_features(c), k = in_features(c);
+    return F * (m * k + n * k + n) + 8 * m * k + OUT * m * n;
+}
+
+static void describe(const xf_case *c, char *buf, size_t size)
+{
+    xf_append(buf, size, "m=%d n=%d k=%d relu=%d", c->batch * c->seq_q, out_features(c), in_features(c), c->relu);
+}
+
+static void options(const xf_case *c, char *buf, size_t size)
+{
+    xf_append(buf, size, " --n %d --k %d --relu %d", out_features(c), in_features(c), c->relu);
+}
+
+static void case_of(const void *args, xf_case *c)
+{
+    const xf_linear_args *a = args;
+    c->seq_q = c->seq_k = a->m, c->n = a->n, c->k = a->k, c->dk = a->k, c->relu = a->relu;
+}
+
+const xf_stage_desc xf_stage_linear = {.build = build, .reference = reference, .bytes_needed = bytes_needed,
+                                       .describe = describe, .options = options, .grid = xf_grid_linear,
+                                       .case_of = case_of};

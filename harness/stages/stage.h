@@ -1,0 +1,53 @@
+// A stage as the harness knows it. Everything xfbench does with a stage
+// goes through its descriptor: build an instance of a shape, compute its
+// reference, count the memory a case needs, describe a case in one line and
+// as the options that rebuild it, list its check grid, and (primitives) turn
+// a call's arguments back into a case, or (compounds) say which primitives
+// it calls. One file per stage in this folder; the table (table.c) is made
+// from the stage lists in kernels/xf_common.h and checked against the enum
+// at compile time. How to add one: docs/adding.md.
+#ifndef XF_STAGE_H
+#define XF_STAGE_H
+
+#include <stddef.h>
+
+#include "../case.h"
+#include "../grid.h"
+#include "../rng.h"
+
+typedef struct {
+    // Which roof its %peak is against: 1, the bandwidth of the memory level
+    // holding its bytes (it moves a few bytes per flop); 0, the FMA peak.
+    int memory_bound;
+    // The args of in->c with seeded inputs and weights (stages/inputs.h)
+    // and guarded outputs (xf_instance_add_output); sets in->flops,
+    // in->bytes and, where masked work is skipped, in->useful_flops.
+    // 0, or -1 when out of memory.
+    int (*build)(xf_instance *in, xf_rng *r);
+    // in->ref and in->bound of every output for a variant with this
+    // math_ulp. Compound stages leave the error model's variance in bound
+    // (the instance turns it into sigmas: kernels/errmodel.h).
+    void (*reference)(xf_instance *in, double math_ulp);
+    // Bytes the case will allocate (inputs, weights, outputs, fp64
+    // reference and scratch), estimated from above before anything is.
+    double (*bytes_needed)(const xf_case *c);
+    // "b=3 h=8 dk=64 sq=17 sk=113 pad=some causal=1": the fields it uses.
+    void (*describe)(const xf_case *c, char *buf, size_t size);
+    // The options it reads beyond --stage --batch --heads --dk --seq-q
+    // --seq-k --seed, as they rebuild this case (" --n 1536 --k 512 ...").
+    void (*options)(const xf_case *c, char *buf, size_t size);
+    // Its check grid (grid.c), quick or full.
+    void (*grid)(xf_grid *g, int full);
+    // Primitives: the case of a call's args (what best tunes on); fills the
+    // shape fields of c, whose stage, seed and padding are set.
+    void (*case_of)(const void *args, xf_case *c);
+    // Compounds: whether it calls primitive stage p.
+    int (*calls)(xf_stage p);
+} xf_stage_desc;
+
+const xf_stage_desc *xf_stage_desc_of(xf_stage s);
+
+// Appends printf-style text to buf (size bytes, NUL-terminated).
+void xf_append(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,26 @@
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "stage.h"
+
+#define DECLARE_(name, NAME) extern const xf_stage_desc xf_stage_##name;
+XF_STAGES(DECLARE_)
+
+// In the enum's order, from the same list: a stage named in
+// kernels/xf_common.h without its descriptor does not link.
+#define ENTRY_(name, NAME) &xf_stage_##name,
+static const xf_stage_desc *const table[] = {XF_STAGES(ENTRY_)};
+_Static_assert(sizeof table / sizeof *table == XF_NSTAGES, "one descriptor per stage");
+
+const xf_stage_desc *xf_stage_desc_of(xf_stage s) { return table[s]; }
+
+void xf_append(char *buf, size_t size, const char *fmt, ...)
+{
+    size_t len = strlen(buf);
+    if (len >= size) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + len, size - len, fmt, ap);
+    va_end(ap);
+}
