@@ -3,50 +3,17 @@
 
 #include "registry.h"
 #include "stages/stage.h"
+#include "xf_families.h"
 
 enum { MAX_FAMILIES = 16 };
-// The families meson could build (XF_HAVE_*); naive always.
-static const xf_family *families[MAX_FAMILIES] = {
-    &xf_family_naive,
-#ifdef XF_HAVE_AVX2
-    &xf_avx2_family,
-#endif
-#ifdef XF_HAVE_AVX512
-    &xf_avx512_family,
-#endif
-#ifdef XF_HAVE_OMP
-    &xf_family_omp,
-#endif
-#ifdef XF_HAVE_LIBXSMM
-    &xf_family_libxsmm,
-#endif
-#ifdef XF_HAVE_BLAS
-    &xf_family_blas,
-#endif
-#ifdef XF_HAVE_DNNL
-    &xf_family_dnnl,
-#endif
-};
-static int nfamilies = 1
-#ifdef XF_HAVE_AVX2
-                       + 1
-#endif
-#ifdef XF_HAVE_AVX512
-                       + 1
-#endif
-#ifdef XF_HAVE_OMP
-                       + 1
-#endif
-#ifdef XF_HAVE_LIBXSMM
-                       + 1
-#endif
-#ifdef XF_HAVE_BLAS
-                       + 1
-#endif
-#ifdef XF_HAVE_DNNL
-                       + 1
-#endif
-    ;
+// The families meson built (its list, generated into xf_families.h); naive
+// always, first.
+#define DECLARE_(name) extern const xf_family xf_family_##name;
+XF_BUILT_FAMILIES(DECLARE_)
+#define ENTRY_(name) &xf_family_##name,
+static const xf_family *families[MAX_FAMILIES] = {XF_BUILT_FAMILIES(ENTRY_)};
+#define COUNT_(name) +1
+static int nfamilies = 0 XF_BUILT_FAMILIES(COUNT_);
 
 void xf_registry_add(const xf_family *f)
 {

@@ -28,6 +28,13 @@ typedef struct xf_variant {
     void (*release)(void *ctx);
 } xf_variant;
 
+// One entry of a family's variant table; unavailable, prepare and release
+// may be NULL. A table ends with XF_VARIANTS_END.
+#define XF_VARIANT(stage_, family_, name_, summary_, math_ulp_, unavailable_, prepare_, run_, release_)    \
+    {.stage = stage_, .family = family_, .name = name_, .summary = summary_, .math_ulp = math_ulp_,      \
+     .unavailable = unavailable_, .prepare = prepare_, .run = run_, .release = release_}
+#define XF_VARIANTS_END {.name = NULL}
+
 // A family: one static library, its own compile flags, its variants.
 typedef struct {
     const char *name;
@@ -51,12 +58,7 @@ typedef struct {
     void (*set_threads)(int threads);
 } xf_family;
 
-extern const xf_family xf_family_naive;
-extern const xf_family xf_avx2_family;
-extern const xf_family xf_avx512_family;
-extern const xf_family xf_family_omp;
-extern const xf_family xf_family_libxsmm;
-extern const xf_family xf_family_blas;
-extern const xf_family xf_family_dnnl;
+// Each family defines one xf_family named xf_family_<name>; the harness
+// finds the families meson built through the generated xf_families.h.
 
 #endif

@@ -10,6 +10,7 @@
 
 #define XF_FN(name) xf_avx2_##name
 #define XF_FAMILY_NAME "avx2"
+#define XF_FAMILY_VAR xf_family_avx2 // its xf_family, as registry.c names it
 #define XF_FAMILY_ISA XF_ISA_AVX2
 // Row stride of the score tiles the fused attention feeds as A.
 #define XF_UK_ROWS_LDA 128

@@ -10,6 +10,7 @@
 
 #define XF_FN(name) xf_avx512_##name
 #define XF_FAMILY_NAME "avx512"
+#define XF_FAMILY_VAR xf_family_avx512 // its xf_family, as registry.c names it
 #define XF_FAMILY_ISA XF_ISA_AVX512
 // Row stride of the score tiles the fused attention feeds as A.
 #define XF_UK_ROWS_LDA 128

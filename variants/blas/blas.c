@@ -121,12 +121,11 @@ static void set_threads(int n)
 }
 
 static const xf_variant variants[] = {
-    {.stage = XF_LINEAR, .family = "blas", .name = "blas", .math_ulp = 1.0, .run = linear,
-     .summary = "cblas_sgemm (OpenBLAS) onto bias-filled rows, ReLU pass"},
-    {.stage = XF_ATTENTION, .family = "blas", .name = "blas", .math_ulp = 2.0, .run = attention,
-     .prepare = attention_prepare, .release = attention_release,
-     .summary = "sgemm Q K^T, our best softmax row, sgemm P V"},
-    {.name = NULL},
+    XF_VARIANT(XF_LINEAR, "blas", "blas", "cblas_sgemm (OpenBLAS) onto bias-filled rows, ReLU pass", 1.0, NULL, NULL,
+               linear, NULL),
+    XF_VARIANT(XF_ATTENTION, "blas", "blas", "sgemm Q K^T, our best softmax row, sgemm P V", 2.0, NULL,
+               attention_prepare, attention, attention_release),
+    XF_VARIANTS_END,
 };
 
 const xf_family xf_family_blas = {.name = "blas", .cflags = XF_FAMILY_CFLAGS, .variants = variants,

@@ -379,18 +379,15 @@ static void attention_run(const void *args, void *ctx)
 
 // oneDNN's CPU runtime here is OpenMP: it follows omp_set_num_threads.
 static const xf_variant variants[] = {
-    {.stage = XF_LINEAR, .family = "dnnl", .name = "dnnl", .math_ulp = 1.0, .prepare = linear_prepare,
-     .run = linear_run, .release = linear_release,
-     .summary = "matmul primitive, weights reordered to its layout in prepare, bias+ReLU attrs"},
-    {.stage = XF_SOFTMAX, .family = "dnnl", .name = "dnnl", .math_ulp = 4.0, .prepare = softmax_prepare,
-     .run = softmax_run, .release = softmax_release,
-     .summary = "our scale+mask pass, softmax primitive in place"},
-    {.stage = XF_ATTENTION, .family = "dnnl", .name = "dnnl", .math_ulp = 4.0, .prepare = attention_prepare,
-     .run = attention_run, .release = attention_release,
-     .summary = "strided batched matmul, our mask pass, softmax, matmul"},
-    {.stage = XF_ADD_LAYERNORM, .family = "dnnl", .name = "dnnl", .math_ulp = 4.0, .prepare = ln_prepare,
-     .run = ln_run, .release = ln_release, .summary = "binary add, layer_normalization primitive"},
-    {.name = NULL},
+    XF_VARIANT(XF_LINEAR, "dnnl", "dnnl", "matmul primitive, weights reordered to its layout in prepare, bias+ReLU attrs",
+               1.0, NULL, linear_prepare, linear_run, linear_release),
+    XF_VARIANT(XF_SOFTMAX, "dnnl", "dnnl", "our scale+mask pass, softmax primitive in place", 4.0, NULL,
+               softmax_prepare, softmax_run, softmax_release),
+    XF_VARIANT(XF_ATTENTION, "dnnl", "dnnl", "strided batched matmul, our mask pass, softmax, matmul", 4.0, NULL,
+               attention_prepare, attention_run, attention_release),
+    XF_VARIANT(XF_ADD_LAYERNORM, "dnnl", "dnnl", "binary add, layer_normalization primitive", 4.0, NULL, ln_prepare,
+               ln_run, ln_release),
+    XF_VARIANTS_END,
 };
 
 const xf_family xf_family_dnnl = {.name = "dnnl", .cflags = XF_FAMILY_CFLAGS, .variants = variants};

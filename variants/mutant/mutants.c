@@ -114,21 +114,23 @@ static void embed_unscaled(const void *args, void *ctx)
     free(t);
 }
 
-#define MUTANT(st, nm, fn, what)                                                             \
-    {.stage = st, .family = "mutant", .name = nm, .summary = what, .math_ulp = 1.0, .run = fn}
-
 static const xf_variant variants[] = {
-    MUTANT(XF_ATTENTION, "mutant-scale-dropped", scale_dropped, "no 1/sqrt(dk)"),
-    MUTANT(XF_ATTENTION, "mutant-mask-shifted", mask_shifted, "padding mask off by one key"),
-    MUTANT(XF_ATTENTION, "mutant-causal-off", causal_off, "causal mask ignored"),
-    MUTANT(XF_ATTENTION, "mutant-heads-swapped", heads_swapped, "heads 0 and 1 swapped"),
-    MUTANT(XF_ADD_LAYERNORM, "mutant-keras-eps", keras_eps, "LayerNorm eps 1e-3"),
-    MUTANT(XF_LINEAR, "mutant-write-past-end", write_past_end, "writes y[m*n]"),
-    MUTANT(XF_LINEAR, "mutant-bias-dropped", bias_dropped, "bias ignored"),
-    MUTANT(XF_LINEAR, "mutant-last-row-skipped", last_row_skipped, "last row not written"),
-    MUTANT(XF_SOFTMAX, "mutant-softmax-mask-ignored", softmax_mask_ignored, "padding ignored"),
-    MUTANT(XF_EMBED, "mutant-embed-unscaled", embed_unscaled, "no sqrt(d_model)"),
-    {.name = NULL},
+    XF_VARIANT(XF_ATTENTION, "mutant", "mutant-scale-dropped", "no 1/sqrt(dk)", 1.0, NULL, NULL, scale_dropped, NULL),
+    XF_VARIANT(XF_ATTENTION, "mutant", "mutant-mask-shifted", "padding mask off by one key", 1.0, NULL, NULL,
+               mask_shifted, NULL),
+    XF_VARIANT(XF_ATTENTION, "mutant", "mutant-causal-off", "causal mask ignored", 1.0, NULL, NULL, causal_off, NULL),
+    XF_VARIANT(XF_ATTENTION, "mutant", "mutant-heads-swapped", "heads 0 and 1 swapped", 1.0, NULL, NULL,
+               heads_swapped, NULL),
+    XF_VARIANT(XF_ADD_LAYERNORM, "mutant", "mutant-keras-eps", "LayerNorm eps 1e-3", 1.0, NULL, NULL, keras_eps, NULL),
+    XF_VARIANT(XF_LINEAR, "mutant", "mutant-write-past-end", "writes y[m*n]", 1.0, NULL, NULL, write_past_end, NULL),
+    XF_VARIANT(XF_LINEAR, "mutant", "mutant-bias-dropped", "bias ignored", 1.0, NULL, NULL, bias_dropped, NULL),
+    XF_VARIANT(XF_LINEAR, "mutant", "mutant-last-row-skipped", "last row not written", 1.0, NULL, NULL,
+               last_row_skipped, NULL),
+    XF_VARIANT(XF_SOFTMAX, "mutant", "mutant-softmax-mask-ignored", "padding ignored", 1.0, NULL, NULL,
+               softmax_mask_ignored, NULL),
+    XF_VARIANT(XF_EMBED, "mutant", "mutant-embed-unscaled", "no sqrt(d_model)", 1.0, NULL, NULL, embed_unscaled,
+               NULL),
+    XF_VARIANTS_END,
 };
 
 const xf_family xf_family_mutant = {.name = "mutant", .cflags = XF_FAMILY_CFLAGS, .variants = variants};

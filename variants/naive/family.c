@@ -5,17 +5,18 @@
 #include "../isa/isa.h"
 #include "naive.h"
 
-#define NAIVE(st, fn, what)                                                                  \
-    {.stage = st, .family = "naive", .name = "naive", .summary = what, .math_ulp = 1.0,     \
-     .run = fn}
-
 static const xf_variant variants[] = {
-    NAIVE(XF_EMBED, xf_naive_embed, "table row * sqrt(d) + sin/cos via libm"),
-    NAIVE(XF_LINEAR, xf_naive_linear, "one scalar dot product per output"),
-    NAIVE(XF_SOFTMAX, xf_naive_softmax, "three passes per row: max, exp+sum, divide"),
-    NAIVE(XF_ATTENTION, xf_naive_attention, "per query row: scores, softmax, weighted V sum"),
-    NAIVE(XF_ADD_LAYERNORM, xf_naive_add_layernorm, "two-pass mean and variance per row"),
-    {.name = NULL},
+    XF_VARIANT(XF_EMBED, "naive", "naive", "table row * sqrt(d) + sin/cos via libm", 1.0, NULL, NULL,
+               xf_naive_embed, NULL),
+    XF_VARIANT(XF_LINEAR, "naive", "naive", "one scalar dot product per output", 1.0, NULL, NULL, xf_naive_linear,
+               NULL),
+    XF_VARIANT(XF_SOFTMAX, "naive", "naive", "three passes per row: max, exp+sum, divide", 1.0, NULL, NULL,
+               xf_naive_softmax, NULL),
+    XF_VARIANT(XF_ATTENTION, "naive", "naive", "per query row: scores, softmax, weighted V sum", 1.0, NULL, NULL,
+               xf_naive_attention, NULL),
+    XF_VARIANT(XF_ADD_LAYERNORM, "naive", "naive", "two-pass mean and variance per row", 1.0, NULL, NULL,
+               xf_naive_add_layernorm, NULL),
+    XF_VARIANTS_END,
 };
 
 const xf_family xf_family_naive = {.name = "naive", .cflags = XF_FAMILY_CFLAGS, .variants = variants,

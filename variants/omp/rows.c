@@ -31,12 +31,12 @@ void xf_omp_rows_release(void *ctx)
     free(r);
 }
 
-int xf_omp_rows_prepare_softmax(const void *args, void **ctx)
+int xf_omp_softmax_prepare(const void *args, void **ctx)
 {
     return rows_prepare((size_t)((const xf_softmax_args *)args)->seq_k, ctx);
 }
 
-int xf_omp_rows_prepare_add_layernorm(const void *args, void **ctx)
+int xf_omp_add_layernorm_prepare(const void *args, void **ctx)
 {
     return rows_prepare((size_t)((const xf_add_layernorm_args *)args)->d, ctx);
 }

@@ -24,41 +24,50 @@
 // pass finds them.
 #include "../isa/blocking.h"
 
+// The pieces other families call, each listed once as X(return type, name,
+// parameters): simd.h declares them per ISA (XF_FN(name)), xf_simd_kernels
+// below has a field for each, simd/family.c fills it.
+// - GEMM (gemm.c): B packed [panel][k][NR]; c is (m,n). gemm_part works
+//   on a part of C for a thread team to share out: rows r0..r1 (r0 a
+//   multiple of gemm_mr, the rows of an A panel) and B panels p0..p1, for
+//   k > 0; gemm_k0 is the k = 0 case (C is the bias, or 0).
+// - Row ranges, with a scratch row each (seq_k or d floats); stream: write
+//   the output by streaming stores (decided from the whole call).
+// - softmax_row: one masked, scaled softmax row in place.
+// - The embed variant's prepare (the PE table), its table (seq,d), release.
+// - Fused attention by query blocks of flash_br() rows (flash.c).
+#define XF_SIMD_PIECES(X)                                                                                     \
+    X(size_t, packed_b_floats, (int n, int k))                                                                 \
+    X(void, pack_b_nk, (const float *w, int ldw, int n, int k, float *bp))                                     \
+    X(void, gemm_part,                                                                                         \
+      (int n, int k, const float *a, int lda, const float *bp, const float *bias, int relu, float *c, int ldc, \
+       int r0, int r1, int p0, int p1))                                                                        \
+    X(void, gemm_k0, (int m, int n, const float *bias, int relu, float *c, int ldc))                           \
+    X(void, softmax_rows, (const xf_softmax_args *a, size_t r0, size_t r1, float *row, int stream))            \
+    X(void, add_layernorm_rows, (const xf_add_layernorm_args *a, int r0, int r1, float *row, int stream))      \
+    X(void, embed_rows, (const xf_embed_args *a, const float *pe, int r0, int r1))                             \
+    X(void, softmax_row, (int n, float *t, float scale, const uint8_t *pad_row, int causal, int i))            \
+    X(int, embed_prepare, (const void *args, void **ctx))                                                      \
+    X(const float *, embed_pe, (const void *ctx))                                                              \
+    X(void, embed_release, (void *ctx))                                                                        \
+    X(int, flash_br, (void))                                                                                   \
+    X(int, flash_tiles, (int seq_k))                                                                           \
+    X(size_t, flash_kv_floats, (int seq_k, int dk))                                                            \
+    X(void *, flash_ws_new, (int dk))                                                                          \
+    X(void, flash_ws_free, (void *ws))                                                                         \
+    X(void, flash_pack_head, (const xf_attention_args *a, int b, int h, float *kv))                            \
+    X(void, flash_visible_tiles, (const xf_attention_args *a, int b, uint8_t *visible))                        \
+    X(void, flash_block,                                                                                       \
+      (const xf_attention_args *a, const float *kv, const uint8_t *visible, void *ws, int b, int h, int i0))
+
 typedef struct {
     const char *family; // "avx512", "avx2"
     int isa;            // xf_isa it needs
-    int gemm_nr; // columns of a packed B panel
-    // GEMM (variants/simd/gemm.c): B packed [panel][k][NR]; c is (m,n).
-    size_t (*packed_b_floats)(int n, int k);
-    void (*pack_b_nk)(const float *w, int ldw, int n, int k, float *bp);
-    // gemm over a part of C, for a thread team to share out: rows r0..r1
-    // (r0 a multiple of gemm_mr, the rows of an A panel) and B panels
-    // p0..p1, for k > 0; and the k = 0 case (C is the bias, or 0).
-    int gemm_mr;
-    void (*gemm_part)(int n, int k, const float *a, int lda, const float *bp, const float *bias, int relu,
-                      float *c, int ldc, int r0, int r1, int p0, int p1);
-    void (*gemm_k0)(int m, int n, const float *bias, int relu, float *c, int ldc);
-    // Row ranges, with a scratch row each (seq_k or d floats); stream: write
-    // the output by streaming stores (decided from the whole output).
-    void (*softmax_rows)(const xf_softmax_args *a, size_t r0, size_t r1, float *row, int stream);
-    void (*add_layernorm_rows)(const xf_add_layernorm_args *a, int r0, int r1, float *row, int stream);
-    void (*embed_rows)(const xf_embed_args *a, const float *pe, int r0, int r1);
-    // One masked, scaled softmax row in place (simd.h: softmax_row).
-    void (*softmax_row)(int n, float *t, float scale, const uint8_t *pad_row, int causal, int i);
-    // The embed variant's prepare (the PE table) and its table, (seq,d).
-    int (*embed_prepare)(const void *args, void **ctx);
-    const float *(*embed_pe)(const void *ctx);
-    void (*embed_release)(void *ctx);
-    // Fused attention by query blocks of flash_br() rows (flash.c).
-    int (*flash_br)(void);
-    int (*flash_tiles)(int seq_k);
-    size_t (*flash_kv_floats)(int seq_k, int dk);
-    void *(*flash_ws_new)(int dk);
-    void (*flash_ws_free)(void *ws);
-    void (*flash_pack_head)(const xf_attention_args *a, int b, int h, float *kv);
-    void (*flash_visible_tiles)(const xf_attention_args *a, int b, uint8_t *visible);
-    void (*flash_block)(const xf_attention_args *a, const float *kv, const uint8_t *visible, void *ws,
-                        int b, int h, int i0);
+    int gemm_nr;        // columns of a packed B panel
+    int gemm_mr;        // rows of an A panel
+#define XF_SIMD_FIELD_(ret, name, params) ret(*name) params;
+    XF_SIMD_PIECES(XF_SIMD_FIELD_)
+#undef XF_SIMD_FIELD_
 } xf_simd_kernels;
 
 extern const xf_simd_kernels xf_avx2_kernels;

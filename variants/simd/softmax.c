@@ -99,7 +99,7 @@ void XF_FN(softmax_rows)(const xf_softmax_args *a, size_t r0, size_t r1, float *
     _mm_sfence(); // streaming stores are weakly ordered: publish them
 }
 
-int XF_FN(softmax_stream)(const xf_softmax_args *a)
+static int stream_output(const xf_softmax_args *a)
 {
     return xf_stream_output(2 * (size_t)a->batch * a->heads * a->seq_q * a->seq_k * sizeof(float)); // x, y
 }
@@ -108,7 +108,7 @@ int XF_FN(softmax_stream)(const xf_softmax_args *a)
 void XF_FN(softmax_run)(const void *args, void *ctx)
 {
     const xf_softmax_args *a = args;
-    XF_FN(softmax_rows)(a, 0, (size_t)a->batch * a->heads * a->seq_q, ctx, XF_FN(softmax_stream)(a));
+    XF_FN(softmax_rows)(a, 0, (size_t)a->batch * a->heads * a->seq_q, ctx, stream_output(a));
 }
 
 int XF_FN(softmax_prepare)(const void *args, void **ctx)
