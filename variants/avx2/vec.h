@@ -74,23 +74,16 @@ static inline xv xv_pad_to_neg_inf(xv v, const uint8_t *pad)
     return _mm256_blendv_ps(v, _mm256_set1_ps(-__builtin_inff()), m);
 }
 
-// exp(x) for x <= 88, as in the avx512 family (Cephes' polynomial on
-// x - n ln2, 2^n in the exponent field); below -87.33 and -inf give 0.
+#include "../simd/exp_poly.h"
+
+// exp(x) for x <= 88 (simd/exp_poly.h), 2^n built in the exponent field;
+// below -87.33 and -inf give 0.
 static inline xv xv_exp(xv x)
 {
-    const __m256 tiny = _mm256_cmp_ps(x, _mm256_set1_ps(-87.33654f), _CMP_LT_OQ);
-    x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.33654f)), _mm256_set1_ps(88.0f));
-    xv n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
-                           _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    xv r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
-    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
-    xv p = _mm256_set1_ps(1.9875691500e-4f);
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
-    p = _mm256_fmadd_ps(p, _mm256_mul_ps(r, r), _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
+    const __m256 tiny = _mm256_cmp_ps(x, _mm256_set1_ps(XF_EXP_MIN), _CMP_LT_OQ);
+    x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(XF_EXP_MIN)), _mm256_set1_ps(XF_EXP_MAX));
+    xv n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(XF_EXP_LOG2E)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    xv p = xv_exp_poly(xv_exp_reduce(x, n));
     __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
     return _mm256_andnot_ps(tiny, _mm256_mul_ps(p, _mm256_castsi256_ps(e)));
 }

@@ -57,25 +57,18 @@ static inline xv xv_pad_to_neg_inf(xv v, const uint8_t *pad)
     return _mm512_mask_mov_ps(v, _mm_test_epi8_mask(p, p), _mm512_set1_ps(-__builtin_inff()));
 }
 
-// exp(x) for x <= 88: x = n ln2 + r with |r| <= ln2/2, exp(r) by Cephes'
-// degree-6 polynomial, times 2^n by vscalefps. Arguments below
-// -87.33 (where 2^n would be subnormal) and -inf give exactly 0: a masked
-// score must contribute nothing. Error measured by tests/exp_ulp.
+#include "../simd/exp_poly.h"
+
+// exp(x) for x <= 88 (simd/exp_poly.h), times 2^n by vscalefps. Arguments
+// below -87.33 (where 2^n would be subnormal) and -inf give exactly 0: a
+// masked score must contribute nothing.
 static inline xv xv_exp(xv x)
 {
-    const __mmask16 tiny = _mm512_cmp_ps_mask(x, _mm512_set1_ps(-87.33654f), _CMP_LT_OQ);
-    x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-87.33654f)), _mm512_set1_ps(88.0f));
-    xv n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+    const __mmask16 tiny = _mm512_cmp_ps_mask(x, _mm512_set1_ps(XF_EXP_MIN), _CMP_LT_OQ);
+    x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(XF_EXP_MIN)), _mm512_set1_ps(XF_EXP_MAX));
+    xv n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(XF_EXP_LOG2E)),
                                 _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    xv r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
-    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
-    xv p = _mm512_set1_ps(1.9875691500e-4f);
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
-    p = _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
+    xv p = xv_exp_poly(xv_exp_reduce(x, n));
     // p * 2^n in one instruction (vscalefps) instead of building 2^n.
     return _mm512_maskz_scalef_ps((__mmask16)~tiny, p, n);
 }
