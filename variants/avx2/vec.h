@@ -23,6 +23,8 @@ enum { XV_W = 8 };
 // row, 1 for the broadcast A element: 15 of the 16 registers. Per k step 12
 // FMAs (6 cycles on two FMA pipes) against 2 loads and 6 broadcasts.
 enum { XF_GEMM_MR = 6, XF_GEMM_NR = 16 };
+// The vectors across a micro-tile row (variants/simd/ukernel_body.h).
+#define XF_UK_COLS(X, i) X(i, 0) X(i, 1)
 
 static inline xv xv_load(const float *p) { return _mm256_loadu_ps(p); }
 static inline void xv_store(float *p, xv v) { _mm256_storeu_ps(p, v); }

@@ -26,6 +26,8 @@ enum { XV_W = 16 };
 // GFLOP/s), 3-6% faster in the full GEMM at the Transformer-base shapes
 // (fewer broadcasts, 512 rows split evenly).
 enum { XF_GEMM_MR = 6, XF_GEMM_NR = 64 };
+// The vectors across a micro-tile row (variants/simd/ukernel_body.h).
+#define XF_UK_COLS(X, i) X(i, 0) X(i, 1) X(i, 2) X(i, 3)
 
 static inline xv xv_load(const float *p) { return _mm512_loadu_ps(p); }
 static inline void xv_store(float *p, xv v) { _mm512_storeu_ps(p, v); }

@@ -1,5 +1,5 @@
-// The family's GEMM micro-kernels, made from its ukernel_body.h (the
-// register-blocked tile of variants/<isa>/): one reads A packed [k][MR]
+// The family's GEMM micro-kernels, made from ukernel_body.h (the
+// register-blocked tile, its width from variants/<isa>/vec.h): one reads A packed [k][MR]
 // (the fused attention's Q K^T), one A as MR rows of stride XF_UK_ROWS_LDA
 // (the fused attention's P V, which so needs no packing of P), one A as MR
 // rows of a run-time stride (the GEMM's whole panels; it also prefetches

@@ -1,0 +1,65 @@
+// The GEMM micro-kernel body, written once against vec.h and included by
+// variants/simd/ukernels.c once per A layout: XF_UK_NAME, XF_UK_A(i)
+// (element (i, k) for the current k), XF_UK_A_STEP (how far a moves per
+// k), XF_UK_PREFETCH(k) (what to prefetch at step k), XF_UK_LDA_ARG. The
+// family's vec.h gives the register blocking: XF_GEMM_MR rows, and
+// XF_UK_COLS(X, i) naming the vectors across a row (avx2: 2 ymm, 16
+// columns; avx512: 4 zmm, 64 columns).
+//
+// The accumulators are named variables, not an array: gcc keeps an
+// accumulator array in memory and stores it back every k step.
+// XF_UK_ROWS(X), if defined, lists fewer rows (the GEMM's ragged panel).
+#ifdef XF_UK_ROWS
+#define ROWS XF_UK_ROWS
+#else
+#define ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
+#endif
+#define DECLARE_(i, j) xv c##i##j;
+#define DECLARE(i) XF_UK_COLS(DECLARE_, i)
+#define INIT_(i, j) c##i##j = init ? b##j : xv_load(c + (long)(i) * ldc + (j) * XV_W);
+#define INIT(i) XF_UK_COLS(INIT_, i)
+#define FMA_(i, j) c##i##j = xv_fma(x, w##j, c##i##j);
+#define STEP(i)                                                                              \
+    {                                                                                        \
+        const xv x = xv_set1(XF_UK_A(i));                                                    \
+        XF_UK_COLS(FMA_, i)                                                                  \
+    }
+#define RELU_(i, j) c##i##j = xv_max(c##i##j, zero);
+#define STORE_(i, j) xv_store(c + (long)(i) * ldc + (j) * XV_W, c##i##j);
+#define STORE(i)                                                                             \
+    if (relu) {                                                                              \
+        XF_UK_COLS(RELU_, i)                                                                 \
+    }                                                                                        \
+    XF_UK_COLS(STORE_, i)
+#define BIAS_(i, j) const xv b##j = bias ? xv_load(bias + (j) * XV_W) : xv_zero();
+#define B_ROW_(i, j) const xv w##j = xv_load(b + (j) * XV_W);
+
+// c is (MR,NR) with row stride ldc (or as many rows as XF_UK_ROWS lists);
+// a holds them by kc as XF_UK_A lays it out; b is packed (kc,NR).
+void XF_UK_NAME(int kc, const float *a, XF_UK_LDA_ARG const float *b, float *c, int ldc, int init,
+                const float *bias, int relu)
+{
+    ROWS(DECLARE)
+    XF_UK_COLS(BIAS_, _)
+    ROWS(INIT)
+    for (int k = 0; k < kc; k++, a += XF_UK_A_STEP, b += XF_GEMM_NR) {
+        XF_UK_COLS(B_ROW_, _)
+        ROWS(STEP)
+        XF_UK_PREFETCH(k);
+    }
+    const xv zero = xv_zero();
+    ROWS(STORE)
+}
+
+#undef ROWS
+#undef DECLARE_
+#undef DECLARE
+#undef INIT_
+#undef INIT
+#undef FMA_
+#undef STEP
+#undef RELU_
+#undef STORE_
+#undef STORE
+#undef BIAS_
+#undef B_ROW_
