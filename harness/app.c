@@ -75,13 +75,9 @@ typedef struct {
 static int in_list(const char *list, const char *name)
 {
     if (!list || !strcmp(list, "all")) return 1;
-    size_t n = strlen(name);
-    for (const char *p = list; *p;) {
-        const char *end = strchr(p, ',');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        if (len == n && !strncmp(p, name, n)) return 1;
-        p += len + (end ? 1 : 0);
-    }
+    char item[128];
+    for (const char *p = list; xf_list_next(&p, item, sizeof item);)
+        if (!strcmp(item, name)) return 1;
     return 0;
 }
 
@@ -129,18 +125,11 @@ static int select_entries(xf_stage stage, const xf_options *o, entry *out, int m
 // Every name given to --variant and --stage must select something.
 static void validate_selection(const xf_options *o)
 {
-    for (const char *p = o->stages; strcmp(o->stages, "all") && *p;) {
-        const char *end = strchr(p, ',');
-        char name[64];
-        snprintf(name, sizeof name, "%.*s", (int)(end ? end - p : (long)strlen(p)), p);
+    char name[128];
+    for (const char *p = o->stages; strcmp(o->stages, "all") && xf_list_next(&p, name, sizeof name);)
         if (xf_stage_from_name(name) < 0) xf_die_usage("unknown stage '%s' (see 'xfbench list')", name);
-        p += strlen(name) + (end ? 1 : 0);
-    }
     if (!o->variants || !strcmp(o->variants, "all")) return;
-    for (const char *p = o->variants; *p;) {
-        const char *end = strchr(p, ',');
-        char name[64];
-        snprintf(name, sizeof name, "%.*s", (int)(end ? end - p : (long)strlen(p)), p);
+    for (const char *p = o->variants; xf_list_next(&p, name, sizeof name);) {
         int found = 0;
         for (int s = 0; s < XF_NSTAGES && !found; s++) {
             if (!in_list(o->stages, xf_stage_name((xf_stage)s))) continue;
@@ -149,7 +138,6 @@ static void validate_selection(const xf_options *o)
                     (s >= XF_FIRST_COMPOUND && !strcmp(name, "best"));
         }
         if (!found) xf_die_usage("no variant named '%s' for the selected stages (see 'xfbench list')", name);
-        p += strlen(name) + (end ? 1 : 0);
     }
 }
 

@@ -46,8 +46,6 @@ static struct {
     int n;
 } best;
 
-const char *xf_best_cache_path(void) { return best.path; }
-
 static void make_fingerprint(void)
 {
     const char *cap = getenv("XFBENCH_MAX_ISA");

@@ -17,7 +17,5 @@ void xf_best_ops(xf_ops *ops, const xf_machine *m, xf_pad pad, int threads);
 // every family's own pass, each checked and timed as a whole pass on this
 // instance, the fastest kept (and cached); -1 if none passed.
 int xf_best_resolve(xf_runner *r, xf_instance *in);
-// The cache file in use.
-const char *xf_best_cache_path(void);
 
 #endif

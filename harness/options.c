@@ -180,3 +180,13 @@ void xf_usage(const char *command)
         puts("timing:\n"
              "  --min-time S (0.5)  --min-reps N (5)  --threads N (1)  --csv FILE (append rows)");
 }
+
+int xf_list_next(const char **p, char *item, size_t size)
+{
+    if (!**p) return 0;
+    const char *end = strchr(*p, ',');
+    size_t len = end ? (size_t)(end - *p) : strlen(*p);
+    snprintf(item, size, "%.*s", (int)len, *p);
+    *p += len + (end ? 1 : 0);
+    return 1;
+}

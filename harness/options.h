@@ -26,6 +26,11 @@ typedef struct {
 void xf_options_parse(int argc, char **argv, xf_options *o);
 void xf_usage(const char *command);
 
+// The comma lists of --stage, --variant and --use, walked one item at a
+// time: copies the item at *p into item (at most size - 1 bytes), moves *p
+// past it and its comma; 0 when the list is done.
+int xf_list_next(const char **p, char *item, size_t size);
+
 // Prints "xfbench: <message>" and exits 2.
 _Noreturn void xf_die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

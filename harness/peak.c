@@ -6,6 +6,7 @@
 #endif
 
 #include "../variants/isa/caches.h"
+#include "../variants/isa/clock.h"
 #include "../variants/isa/isa.h"
 #include "peak.h"
 #include "registry.h"

@@ -1,6 +1,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "options.h"
 #include "registry.h"
 #include "stages/stage.h"
 #include "xf_families.h"
@@ -92,9 +93,8 @@ static void add_note(char *note, size_t note_size, const char *fmt, const char *
 static int apply_use(const char *use, xf_ops *ops, int *overridden, char *err, size_t err_size)
 {
     if (!use || !*use) return 0;
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", use);
-    for (char *item = strtok(buf, ","); item; item = strtok(NULL, ",")) {
+    char item[128];
+    for (const char *p = use; xf_list_next(&p, item, sizeof item);) {
         char *eq = strchr(item, '=');
         if (!eq) {
             snprintf(err, err_size, "--use item '%s' is not stage=variant", item);

@@ -1,14 +1,7 @@
 #include <string.h>
-#include <time.h>
 
+#include "../variants/isa/clock.h"
 #include "runner.h"
-
-double xf_now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e9 + t.tv_nsec;
-}
 
 int xf_runner_prepare(xf_runner *r, xf_instance *in)
 {

@@ -24,6 +24,4 @@ int xf_runner_prepare(xf_runner *r, xf_instance *in);
 void xf_runner_run(xf_runner *r, xf_instance *in);
 void xf_runner_release(xf_runner *r);
 
-double xf_now_ns(void);
-
 #endif

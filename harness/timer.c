@@ -1,6 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../variants/isa/clock.h"
 #include "timer.h"
 
 static int cmp_double(const void *a, const void *b)

@@ -3,16 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "../isa/clock.h"
 #include "exec.h"
-
-static double now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e9 + t.tv_nsec;
-}
 
 // Adds v's name to the stage's list if it is not there yet.
 static void note_variant(xf_exec *ex, xf_stage stage, const xf_variant *v)
@@ -37,9 +30,9 @@ void xf_exec_call(xf_exec *ex, xf_stage stage, const void *args)
         return;
     }
     const struct xf_exec_ctx *c = &ex->ctx[ex->next_ctx++];
-    double t0 = now_ns();
+    double t0 = xf_now_ns();
     c->v->run(args, c->p);
-    ex->stage_ns[stage] += now_ns() - t0;
+    ex->stage_ns[stage] += xf_now_ns() - t0;
     ex->stage_calls[stage]++;
 }
 

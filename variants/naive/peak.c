@@ -3,16 +3,12 @@
 // under XFBENCH_MAX_ISA=scalar too. Same shape as variants/simd/peak.c:
 // 12 independent chains in registers, and a triad pass.
 #include <emmintrin.h>
-#include <time.h>
 
+#include "../isa/clock.h"
 #include "naive.h"
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + 1e-9 * t.tv_nsec;
-}
+// Seconds.
+static double now(void) { return xf_now_ns() * 1e-9; }
 
 // A multiply and an add per lane per step: SSE2 has no fused multiply-add,
 // so a "mul+add" of 4 lanes is the baseline's 8 FLOPs.

@@ -3,7 +3,7 @@
 // variants/isa/blocking.c).
 #include <stdlib.h>
 
-#include "omp.h"
+#include "omp_family.h"
 
 typedef struct {
     const xf_simd_kernels *k;

@@ -1,6 +1,6 @@
 // The omp family's table. Its code is compiled without ISA flags: the
 // vector work happens in the SIMD family xf_simd_best_kernels() picks at run time.
-#include "omp.h"
+#include "omp_family.h"
 
 static const char *unavailable(void) { return xf_omp_unavailable(); }
 

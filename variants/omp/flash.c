@@ -5,7 +5,7 @@
 // along the sequence and padded key tiles are skipped.
 #include <stdlib.h>
 
-#include "omp.h"
+#include "omp_family.h"
 
 typedef struct {
     const xf_simd_kernels *k;

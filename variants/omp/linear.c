@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "omp.h"
+#include "omp_family.h"
 
 typedef struct {
     const xf_simd_kernels *k;

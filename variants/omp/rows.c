@@ -5,7 +5,7 @@
 // call's working set, as the single-thread kernel does.
 #include <stdlib.h>
 
-#include "omp.h"
+#include "omp_family.h"
 
 typedef struct {
     const xf_simd_kernels *k;

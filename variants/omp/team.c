@@ -5,7 +5,7 @@
 #include <omp.h>
 #endif
 
-#include "omp.h"
+#include "omp_family.h"
 
 const char *xf_omp_unavailable(void)
 {

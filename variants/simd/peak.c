@@ -4,16 +4,12 @@
 // measured; and one STREAM-triad pass, which harness/peak.c runs at working
 // sets sized for each cache level.
 #include <immintrin.h>
-#include <time.h>
 
+#include "../isa/clock.h"
 #include "simd.h"
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + 1e-9 * t.tv_nsec;
-}
+// Seconds.
+static double now(void) { return xf_now_ns() * 1e-9; }
 
 double XF_FN(fma_gflops)(double seconds)
 {

@@ -3,8 +3,8 @@
 // flash query blocks), each piece run by the best SIMD family this CPU
 // allows (avx512, else avx2: variants/simd/kernel_table.h). The thread
 // count is OpenMP's (xfbench --threads), read at prepare time.
-#ifndef XF_OMP_H
-#define XF_OMP_H
+#ifndef XF_OMP_FAMILY_H
+#define XF_OMP_FAMILY_H
 
 #include "../simd/kernel_table.h"
 
