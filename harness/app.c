@@ -25,22 +25,26 @@
 static const char *prog = "xfbench";
 static xf_peak peak; // the denominators of pct_peak (flops_1 == 0: unknown)
 
-// Which roof a row is held against (its stage's descriptor says): streaming
-// stages move a few bytes per flop and are held against the bandwidth of the
-// memory level that holds their working set, the rest against the FMA peak,
-// counting useful FLOPs (a kernel that skips masked tiles does less than the
-// dense count, and a dense rate over the FMA peak would claim more than the
-// machine can do).
+// Which roof a row is held against. Streaming stages (the descriptor's
+// memory_bound) move a few bytes per flop: the bandwidth of the memory
+// level that holds their working set. The rest: the roofline's attainable
+// rate, min(FMA peak, that bandwidth x useful FLOPs per byte), in useful
+// FLOPs (a kernel that skips masked tiles does less than the dense count,
+// and a dense rate over the FMA peak would claim more than the machine can
+// do). A GEMM at Transformer shapes is under the FMA roof; the same GEMM
+// on a few rows (lm_head for one token, decoding) is under a bandwidth one.
 static xf_row_rates rates_of(const xf_instance *in, const xf_timing *t, int threads)
 {
     xf_row_rates r = {.roof = XF_ROOF_FMA, .pct_peak = -1.0, .useful_pct_peak = -1.0};
     if (peak.flops_1 <= 0) return r;
     r.useful_pct_peak = 100.0 * in->useful_flops / t->median_ns / xf_peak_flops(&peak, threads);
-    if (!xf_stage_desc_of(in->c.stage)->memory_bound) {
+    const xf_roof level = xf_peak_level(&peak, in->bytes, threads);
+    if (!xf_stage_desc_of(in->c.stage)->memory_bound &&
+        xf_peak_bw(&peak, level, threads) * in->useful_flops / in->bytes >= xf_peak_flops(&peak, threads)) {
         r.pct_peak = r.useful_pct_peak;
         return r;
     }
-    r.roof = xf_peak_level(&peak, in->bytes, threads);
+    r.roof = level;
     r.pct_peak = 100.0 * in->bytes / t->median_ns / xf_peak_bw(&peak, r.roof, threads);
     return r;
 }
@@ -438,13 +442,14 @@ static int cmd_bench(const xf_options *o, const xf_machine *m, int breakdown)
     xf_instance file_in;
     if (o->weights) load_weights(o, m, &st, &file_in);
     FILE *csv = NULL;
-    if (o->csv && !(csv = xf_csv_open(o->csv))) xf_die_usage("--csv: cannot open '%s' for appending", o->csv);
+    const char *why = NULL;
+    if (o->csv && !(csv = xf_csv_open(o->csv, &why))) xf_die_usage("--csv '%s': %s", o->csv, why);
     printf("# %s | %s | %s | commit %s | %d thread(s) | medians of >= %d runs and >= %.2g s\n",
            m->cpu, m->isa, m->compiler, m->commit, o->threads, o->min_reps, o->min_time);
     get_peak(m);
     printf("# roofs for %d thread(s): FMA %.1f GFLOP/s (%s vectors); triad GB/s L1 %.1f, L2 %.1f, L3 %.1f, DRAM %.1f;"
            " %%peak: embed, softmax, add_layernorm against the level holding their bytes (roof), the rest"
-           " useful GFLOP/s against FMA\n",
+           " useful GFLOP/s against the lower of FMA and that level's bandwidth x useful FLOPs per byte\n",
            o->threads, xf_peak_flops(&peak, o->threads), peak.flops_family, xf_peak_bw(&peak, XF_ROOF_L1, o->threads),
            xf_peak_bw(&peak, XF_ROOF_L2, o->threads), xf_peak_bw(&peak, XF_ROOF_L3, o->threads),
            xf_peak_bw(&peak, XF_ROOF_DRAM, o->threads));

@@ -21,12 +21,27 @@ static const char HEADER[] =
     "stage,variant,batch,heads,dk,seq_q,seq_k,d_model,d_ff,layers,n,k,relu,pad,causal,"
     "threads,reps,median_ns,min_ns,spread_pct,prepare_ns,gflops,gbps,pct_peak,"
     "max_abs_err,max_rel_err,nmse,err_over_bound,passed,cpu,isa,compiler,cflags,commit,date,"
-    "stage_ms,host,useful_gflops,useful_pct_peak,roof,composition\n";
+    "stage_ms,host,useful_gflops,useful_pct_peak,roof,composition,shape\n";
 
-FILE *xf_csv_open(const char *path)
+FILE *xf_csv_open(const char *path, const char **why)
 {
+    // A file begun by another version (other columns) would get rows that
+    // do not match its header: refused rather than silently mixed.
+    FILE *old = fopen(path, "r");
+    if (old) {
+        char line[sizeof HEADER + 1] = "";
+        int same = !fgets(line, sizeof line, old) || !strcmp(line, HEADER);
+        fclose(old);
+        if (!same) {
+            *why = "its header has other columns (written by another xfbench version): use a new file";
+            return NULL;
+        }
+    }
     FILE *f = fopen(path, "a");
-    if (!f) return NULL;
+    if (!f) {
+        *why = "cannot open it for appending";
+        return NULL;
+    }
     fseek(f, 0, SEEK_END);
     if (ftell(f) == 0) fputs(HEADER, f);
     return f;
@@ -68,5 +83,9 @@ void xf_csv_row(FILE *f, const xf_instance *in, const char *variant, const char 
     } else {
         fputs(",,", f);
     }
-    fprintf(f, ",%s\n", rates->composition ? rates->composition : "");
+    // The stage's own one-line description of the shape (its descriptor),
+    // so scripts need no per-stage knowledge to name a case.
+    char shape[256];
+    xf_case_describe(c, shape, sizeof shape);
+    fprintf(f, ",%s,\"%s\"\n", rates->composition ? rates->composition : "", shape);
 }

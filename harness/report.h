@@ -23,8 +23,8 @@ void xf_case_describe(const xf_case *c, char *buf, size_t size);
 void xf_case_options(const xf_case *c, char *buf, size_t size);
 
 // Opens FILE for appending, writing the header if it is new or empty.
-// NULL (and a message) if it cannot be opened.
-FILE *xf_csv_open(const char *path);
+// NULL, with why, if it cannot be opened or holds other columns.
+FILE *xf_csv_open(const char *path, const char **why);
 // One row. t NULL: the check failed and no time or rate is stored.
 // Percentages < 0: unknown, left empty.
 void xf_csv_row(FILE *f, const xf_instance *in, const char *variant, const char *cflags,

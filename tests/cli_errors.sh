@@ -44,6 +44,8 @@ expect "bytes" bench --stage softmax --seq 200000 --batch 64
 expect "bytes" check --stage forward --heads 64 --dk 1024 --layers 1000
 expect "too large" check --batch 1073741824 --seq 2
 expect "cannot open" bench --stage embed --seq 2 --csv /nonexistent/dir/x.csv
+printf 'stage,variant,median_ns\nlinear,naive,5\n' >"$tmp/old.csv"
+expect "other columns" bench --stage embed --seq 2 --csv "$tmp/old.csv"
 expect "not a primitive stage" check --stage ffn --use ffn=naive
 expect "no ffn variant\|no linear variant" check --stage ffn --use linear=nope
 expect "stage=variant" check --stage ffn --use linear

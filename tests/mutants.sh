@@ -44,6 +44,7 @@ pair mutant-bias-dropped "error" --stage linear --batch 1 --seq 3 --n 5 --k 7
 pair mutant-last-row-skipped "nan" --stage linear --batch 1 --seq 3 --n 5 --k 7
 pair mutant-softmax-mask-ignored "error" --stage softmax --batch 2 --heads 2 --dk 8 --seq 9 --pad some
 pair mutant-embed-unscaled "error" --stage embed --batch 2 --heads 2 --dk 8 --seq 9
+pair mutant-lm-head-scaled "error" --stage lm_head --batch 2 --heads 2 --dk 8 --seq 9 --vocab 37
 
 # Compound stages built on a broken primitive fail their end-to-end check:
 # the error-model bound bites through whole layers and the whole pass.
@@ -61,7 +62,7 @@ expect_pass --stage encoder_layer,decoder_layer,ffn,forward --variant naive $sma
 # grid must never crash it.
 for v in mutant-scale-dropped mutant-mask-shifted mutant-causal-off mutant-heads-swapped \
          mutant-keras-eps mutant-write-past-end mutant-bias-dropped mutant-last-row-skipped \
-         mutant-softmax-mask-ignored mutant-embed-unscaled; do
+         mutant-softmax-mask-ignored mutant-embed-unscaled mutant-lm-head-scaled; do
     out=$("$bin" check --variant "$v" --grid quick 2>&1); rc=$?
     caught=$(printf '%s\n' "$out" | grep -c '^FAIL')
     total=$(printf '%s\n' "$out" | grep -c '^\(PASS\|FAIL\)')

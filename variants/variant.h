@@ -8,6 +8,7 @@
 #include "../kernels/attention.h"
 #include "../kernels/embed.h"
 #include "../kernels/linear.h"
+#include "../kernels/lm_head.h"
 #include "../kernels/softmax.h"
 
 typedef struct xf_variant {

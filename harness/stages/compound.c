@@ -23,4 +23,4 @@ void xf_compound_options(const xf_case *c, char *buf, size_t size)
     xf_append(buf, size, " --d-ff %d --pad %s", c->d_ff, xf_pad_name(c->pad));
 }
 
-int xf_layer_calls(xf_stage p) { return p != XF_EMBED && p != XF_SOFTMAX; }
+int xf_layer_calls(xf_stage p) { return p == XF_LINEAR || p == XF_ATTENTION || p == XF_ADD_LAYERNORM; }

@@ -19,8 +19,8 @@ double xf_layer_activation_bytes(double rows, double mem_rows, double d, double 
 void xf_describe_layers(const xf_case *c, char *buf, size_t size);
 // " --d-ff .. --pad ..".
 void xf_compound_options(const xf_case *c, char *buf, size_t size);
-// Primitive calls of a layer: everything but embed (and softmax, which
-// attention holds).
+// Primitive calls of a layer: linear, attention (softmax is inside it),
+// add_layernorm.
 int xf_layer_calls(xf_stage p);
 
 #endif

@@ -64,7 +64,7 @@ static void options(const xf_case *c, char *buf, size_t size)
     xf_compound_options(c, buf, size);
 }
 
-static int calls(xf_stage p) { return p != XF_SOFTMAX; }
+static int calls(xf_stage p) { return p == XF_EMBED || xf_layer_calls(p); }
 
 const xf_stage_desc xf_stage_forward = {.build = build, .reference = reference, .bytes_needed = bytes_needed,
                                         .describe = describe, .options = options, .grid = xf_grid_compound,

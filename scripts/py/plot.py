@@ -16,7 +16,13 @@ from collections import defaultdict
 
 NEED = ("stage", "variant", "batch", "heads", "dk", "seq_q", "seq_k", "n", "k", "layers", "threads",
         "median_ns", "gflops", "gbps", "pct_peak", "passed", "cpu", "compiler", "commit")
+# Rows held against a bandwidth roof: column roof other than FMA; CSVs
+# before that column: these stages.
 MEMORY_BOUND = ("embed", "softmax", "add_layernorm")
+
+
+def bandwidth_bound(r):
+    return r["roof"] != "FMA" if r.get("roof") else r["stage"] in MEMORY_BOUND
 
 
 def die(message):
@@ -206,10 +212,10 @@ def roofline(rows, out, made, multi_host):
     if not one:
         return
     flops_roof = [r["useful"] * 100 / r["useful_pct"] for r in one
-                  if r["useful_pct"] and r["stage"] not in MEMORY_BOUND]
+                  if r["useful_pct"] and not bandwidth_bound(r)]
     bw = defaultdict(list)
     for r in one:
-        if r["pct_peak"] and r["stage"] in MEMORY_BOUND:
+        if r["pct_peak"] and bandwidth_bound(r):
             bw[r.get("roof") or "DRAM"].append(r["gbps"] * 100 / r["pct_peak"])
     bw = {lv: med(v) for lv, v in bw.items() if lv in LEVELS}
     cached_bw, cached_flops = cached_roofs({r["cpu"] for r in one})

@@ -21,6 +21,8 @@ def die(message):
 
 def case_of(r):
     st = r["stage"]
+    if r.get("shape"):  # the stage's own description (CSVs since the shape column)
+        return f"{st} {r['shape']}"
     if st == "linear":
         return f"linear m={int(r['batch']) * int(r['seq_q'])} n={r['n']} k={r['k']}"
     if st in ("add_layernorm", "embed"):

@@ -16,8 +16,8 @@ def die(message):
 
 SHAPE = ("stage", "batch", "heads", "dk", "seq_q", "seq_k", "d_model", "d_ff", "layers", "n", "k", "relu",
          "pad", "causal", "threads")
-# The fields each stage's shape depends on (the others are left at their
-# defaults in the CSV and would only mislead).
+# CSVs without the shape column: the fields each stage's shape depends on
+# (the others are left at their defaults in the CSV and would only mislead).
 SHOWN = {
     "embed": ("batch", "seq_q", "d_model"),
     "linear": ("batch", "seq_q", "n", "k", "relu"),
@@ -52,8 +52,12 @@ def main():
         cases[key][r["variant"]].append(r)
     for key, variants in cases.items():
         shape = dict(zip(SHAPE, key))
-        fields = ("stage",) + SHOWN.get(shape["stage"], COMPOUND) + ("threads",)
-        desc = " ".join(f"{k}={shape[k]}" for k in fields)
+        r0 = next(iter(variants.values()))[0]
+        if r0.get("shape"):  # the stage's own description (CSVs since the shape column)
+            desc = f"stage={shape['stage']} {r0['shape']} threads={shape['threads']}"
+        else:
+            fields = ("stage",) + SHOWN.get(shape["stage"], COMPOUND) + ("threads",)
+            desc = " ".join(f"{k}={shape[k]}" for k in fields)
         print(f"\n{desc}")
         med = {v: statistics.median(float(r["median_ns"]) for r in rs) for v, rs in variants.items()}
         base = {b: med[b] for b in ("naive", "blas", "dnnl", "best") if b in med}

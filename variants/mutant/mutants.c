@@ -114,6 +114,16 @@ static void embed_unscaled(const void *args, void *ctx)
     free(t);
 }
 
+// The tied table scaled by sqrt(d_model) as the embedding scales it (the
+// head must not be).
+static void lm_head_scaled(const void *args, void *ctx)
+{
+    const xf_lm_head_args *a = args;
+    xf_naive_lm_head(a, ctx);
+    const float s = sqrtf((float)a->d_model);
+    for (size_t i = 0; i < (size_t)a->rows * a->vocab; i++) a->logits[i] *= s;
+}
+
 static const xf_variant variants[] = {
     XF_VARIANT(XF_ATTENTION, "mutant", "mutant-scale-dropped", "no 1/sqrt(dk)", 1.0, NULL, NULL, scale_dropped, NULL),
     XF_VARIANT(XF_ATTENTION, "mutant", "mutant-mask-shifted", "padding mask off by one key", 1.0, NULL, NULL,
@@ -130,6 +140,8 @@ static const xf_variant variants[] = {
                softmax_mask_ignored, NULL),
     XF_VARIANT(XF_EMBED, "mutant", "mutant-embed-unscaled", "no sqrt(d_model)", 1.0, NULL, NULL, embed_unscaled,
                NULL),
+    XF_VARIANT(XF_LM_HEAD, "mutant", "mutant-lm-head-scaled", "logits times sqrt(d_model)", 1.0, NULL, NULL,
+               lm_head_scaled, NULL),
     XF_VARIANTS_END,
 };
 

@@ -16,6 +16,8 @@ static const xf_variant variants[] = {
                xf_naive_attention, NULL),
     XF_VARIANT(XF_ADD_LAYERNORM, "naive", "naive", "two-pass mean and variance per row", 1.0, NULL, NULL,
                xf_naive_add_layernorm, NULL),
+    XF_VARIANT(XF_LM_HEAD, "naive", "naive", "one scalar dot product per logit", 1.0, NULL, NULL, xf_naive_lm_head,
+               NULL),
     XF_VARIANTS_END,
 };
 

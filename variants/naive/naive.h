@@ -8,6 +8,7 @@ void xf_naive_linear(const void *args, void *ctx);
 void xf_naive_softmax(const void *args, void *ctx);
 void xf_naive_attention(const void *args, void *ctx);
 void xf_naive_add_layernorm(const void *args, void *ctx);
+void xf_naive_lm_head(const void *args, void *ctx);
 
 // LayerNorm with a given epsilon; the contract's is XF_LN_EPS.
 void xf_naive_add_layernorm_eps(const xf_add_layernorm_args *a, float eps);

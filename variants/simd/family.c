@@ -27,6 +27,8 @@ static const xf_variant variants[] = {
     XF_VARIANT(XF_ADD_LAYERNORM, XF_FAMILY_NAME, XF_FAMILY_NAME, "add + two-pass mean/variance on an L1-resident row",
                MATH_ULP, unavailable, XF_FN(add_layernorm_prepare), XF_FN(add_layernorm_run),
                XF_FN(add_layernorm_release)),
+    XF_VARIANT(XF_LM_HEAD, XF_FAMILY_NAME, XF_FAMILY_NAME, "the GEMM, table packed as B^T in prepare", MATH_ULP,
+               unavailable, XF_FN(lm_head_prepare), XF_FN(lm_head_run), XF_FN(lm_head_release)),
     XF_VARIANTS_END,
 };
 

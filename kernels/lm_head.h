@@ -1,0 +1,36 @@
+// lm_head: logits = x E^T, the decoder's output scored against every token
+// of the target embedding table E, which the paper ties to the embedding
+// ("Attention Is All You Need", section 3.4: the same weight matrix in the
+// embedding layers and the pre-softmax linear transformation). It is a
+// bias-free linear whose weight is the embed stage's table; a stage of its
+// own because its N is the vocabulary (32000 and more), and because
+// token-by-token decoding runs it on a few rows, where it streams the whole
+// table for each token.
+#ifndef XF_LM_HEAD_H
+#define XF_LM_HEAD_H
+
+#include "xf_common.h"
+
+typedef struct {
+    int rows, d_model, vocab;
+    const float *x;     // x is (rows,d_model), row-major (the decoder's final-norm output)
+    const float *table; // table is (vocab,d_model): row t is token t's embedding
+    float *logits;      // logits is (rows,vocab); must not alias x
+} xf_lm_head_args;
+
+static inline double xf_lm_head_flops(const xf_lm_head_args *a)
+{
+    return 2.0 * a->rows * a->d_model * a->vocab;
+}
+
+// Compulsory traffic: read x and the table once, write the logits once.
+static inline double xf_lm_head_bytes(const xf_lm_head_args *a)
+{
+    return 4.0 * ((double)a->rows * a->d_model + (double)a->vocab * a->d_model + (double)a->rows * a->vocab);
+}
+
+// fp64 reference and the componentwise bound any fp32 variant must meet
+// (a dot product of length d_model: kernels/linear_ref.c).
+void xf_ref_lm_head(const xf_lm_head_args *a, double *ref, double *bound);
+
+#endif
