@@ -3,12 +3,20 @@
 
 #include "../variant.h"
 
-void xf_naive_embed(const void *args, void *ctx);
-void xf_naive_linear(const void *args, void *ctx);
-void xf_naive_softmax(const void *args, void *ctx);
-void xf_naive_attention(const void *args, void *ctx);
-void xf_naive_add_layernorm(const void *args, void *ctx);
-void xf_naive_lm_head(const void *args, void *ctx);
+// The family's variants, one per stage, each listed once: X(stage, entry,
+// one-line summary); xf_naive_<entry> (variant.h's run signature) is
+// declared here and tabled by naive/family.c.
+#define XF_NAIVE_VARIANTS(X)                                                                     \
+    X(XF_EMBED, embed, "table row * sqrt(d) + sin/cos via libm")                                  \
+    X(XF_LINEAR, linear, "one scalar dot product per output")                                     \
+    X(XF_SOFTMAX, softmax, "three passes per row: max, exp+sum, divide")                          \
+    X(XF_ATTENTION, attention, "per query row: scores, softmax, weighted V sum")                  \
+    X(XF_ADD_LAYERNORM, add_layernorm, "two-pass mean and variance per row")                      \
+    X(XF_LM_HEAD, lm_head, "one scalar dot product per logit")
+
+#define XF_NAIVE_DECLARE_(stage, entry, summary) void xf_naive_##entry(const void *args, void *ctx);
+XF_NAIVE_VARIANTS(XF_NAIVE_DECLARE_)
+#undef XF_NAIVE_DECLARE_
 
 // LayerNorm with a given epsilon; the contract's is XF_LN_EPS.
 void xf_naive_add_layernorm_eps(const xf_add_layernorm_args *a, float eps);

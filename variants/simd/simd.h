@@ -51,25 +51,25 @@ double XF_FN(fma_gflops)(double seconds);
 // stream: non-temporal stores.
 void XF_FN(triad)(float *a, const float *b, const float *c, long n, int stream);
 
-// Stage entry points (variant.h signatures).
-int XF_FN(linear_prepare)(const void *args, void **ctx);
-void XF_FN(linear_run)(const void *args, void *ctx);
-void XF_FN(linear_release)(void *ctx);
-int XF_FN(softmax_prepare)(const void *args, void **ctx);
-void XF_FN(softmax_run)(const void *args, void *ctx);
-void XF_FN(softmax_release)(void *ctx);
-int XF_FN(add_layernorm_prepare)(const void *args, void **ctx);
-void XF_FN(add_layernorm_run)(const void *args, void *ctx);
-void XF_FN(add_layernorm_release)(void *ctx);
-void XF_FN(embed_run)(const void *args, void *ctx);
-int XF_FN(attention3_prepare)(const void *args, void **ctx);
-void XF_FN(attention3_run)(const void *args, void *ctx);
-void XF_FN(attention3_release)(void *ctx);
-int XF_FN(lm_head_prepare)(const void *args, void **ctx);
-void XF_FN(lm_head_run)(const void *args, void *ctx);
-void XF_FN(lm_head_release)(void *ctx);
-int XF_FN(flash_prepare)(const void *args, void **ctx);
-void XF_FN(flash_run)(const void *args, void *ctx);
-void XF_FN(flash_release)(void *ctx);
+// The family's variants, each listed once: X(stage, name suffix, entry
+// prefix, one-line summary). The variant is named XF_FAMILY_NAME + suffix;
+// its entry points XF_FN(prefix_prepare), _run, _release (variant.h
+// signatures) are declared here and tabled by simd/family.c. The first
+// variant listed for a stage is the one its compound stages compose.
+#define XF_SIMD_VARIANTS(X)                                                                                 \
+    X(XF_EMBED, "", embed, "PE table built in prepare; gather, scale, add")                                 \
+    X(XF_LINEAR, "", linear, "GEMM, weights packed in prepare, " XF_GEMM_DESC ", bias+ReLU fused")          \
+    X(XF_SOFTMAX, "", softmax, "3 passes over an L1-resident row, vector exp")                              \
+    X(XF_ATTENTION, "-flash", flash, "fused, online softmax over 128-key tiles, masked tiles skipped")      \
+    X(XF_ATTENTION, "-3pass", attention3, "Q K^T GEMM, softmax rows, P V GEMM")                             \
+    X(XF_ADD_LAYERNORM, "", add_layernorm, "add + two-pass mean/variance on an L1-resident row")            \
+    X(XF_LM_HEAD, "", lm_head, "the GEMM, table packed as B^T in prepare")
+
+#define XF_SIMD_DECLARE_ENTRIES_(stage, suffix, prefix, summary)                                            \
+    int XF_FN(prefix##_prepare)(const void *args, void **ctx);                                              \
+    void XF_FN(prefix##_run)(const void *args, void *ctx);                                                  \
+    void XF_FN(prefix##_release)(void *ctx);
+XF_SIMD_VARIANTS(XF_SIMD_DECLARE_ENTRIES_)
+#undef XF_SIMD_DECLARE_ENTRIES_
 
 #endif
