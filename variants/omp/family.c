@@ -20,6 +20,8 @@ static const xf_variant variants[] = {
                MATH_ULP, unavailable, xf_omp_flash_prepare, xf_omp_flash_run, xf_omp_flash_release),
     XF_VARIANT(XF_ADD_LAYERNORM, "omp", "omp", "threads over L1-sized row chunks of the SIMD add_layernorm rows",
                MATH_ULP, unavailable, xf_omp_add_layernorm_prepare, xf_omp_add_layernorm_run, xf_omp_rows_release),
+    XF_VARIANT(XF_LM_HEAD, "omp", "omp", "the omp linear with the table as a bias-free weight", MATH_ULP,
+               unavailable, xf_omp_lm_head_prepare, xf_omp_lm_head_run, xf_omp_linear_release),
     XF_VARIANTS_END,
 };
 

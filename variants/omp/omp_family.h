@@ -29,6 +29,8 @@ int xf_omp_team_size(void);
 int xf_omp_linear_prepare(const void *args, void **ctx);
 void xf_omp_linear_run(const void *args, void *ctx);
 void xf_omp_linear_release(void *ctx);
+int xf_omp_lm_head_prepare(const void *args, void **ctx);
+void xf_omp_lm_head_run(const void *args, void *ctx);
 int xf_omp_softmax_prepare(const void *args, void **ctx);
 void xf_omp_softmax_run(const void *args, void *ctx);
 int xf_omp_add_layernorm_prepare(const void *args, void **ctx);
