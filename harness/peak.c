@@ -142,7 +142,8 @@ int xf_peak_measure(xf_peak *p, double seconds, FILE *log)
             }
         }
     if (!triad) return -1;
-    const int samples = seconds >= 1.0 ? 7 : 3;
+    // Best of many: bandwidth bursts of neighbours last longer than one sample.
+    const int samples = seconds >= 1.0 ? 15 : 3;
     for (int l = XF_NLEVELS - 1; l >= 0; l--) {
         // L1 and L2 are per core: each thread its own working set; L3 and
         // DRAM are shared: the working set split between the threads.
