@@ -134,6 +134,18 @@ int xf_peak_measure(xf_peak *p, double seconds, FILE *log)
             if (!f->fma_gflops || xf_isa_unavailable((xf_isa)f->isa)) continue;
             if ((pass == 0) != (f->isa != XF_ISA_SCALAR)) continue;
             double one = fma_on(f, 1, seconds), all = fma_on(f, p->procs, seconds);
+            // Every core has its own FMA units: all threads well below procs
+            // x one means the host ran two of them on one core (seen on this
+            // VM: 96.8 GFLOP/s on 2 threads against 96.2 on 1). Measured
+            // again, up to three times, keeping the best.
+            for (int retry = 0; retry < 3 && all < 0.75 * p->procs * one; retry++) {
+                const double again = fma_on(f, p->procs, seconds);
+                if (again > all) all = again;
+            }
+            if (log && all < 0.75 * p->procs * one)
+                fprintf(log, "warning: %d threads reach only %.2fx one thread's FMA rate: the host may be running"
+                             " them on fewer cores; rows on %d threads are held against this measured roof\n",
+                        p->procs, all / one, p->procs);
             if (log)
                 fprintf(log, "FMA %-10s %10.1f GFLOP/s %10.1f GFLOP/s (%d threads)\n", f->name, one, all, p->procs);
             if (one > p->flops_1) {
