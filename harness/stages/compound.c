@@ -18,6 +18,12 @@ void xf_describe_layers(const xf_case *c, char *buf, size_t size)
     xf_append(buf, size, " d_ff=%d", c->d_ff);
 }
 
+void xf_describe_layer(const xf_case *c, char *buf, size_t size)
+{
+    xf_describe_layers(c, buf, size);
+    xf_append(buf, size, " pad=%s", xf_pad_name(c->pad));
+}
+
 void xf_compound_options(const xf_case *c, char *buf, size_t size)
 {
     xf_append(buf, size, " --d-ff %d --pad %s", c->d_ff, xf_pad_name(c->pad));

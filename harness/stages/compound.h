@@ -17,6 +17,8 @@ double xf_encoder_weight_floats(double d, double d_ff);
 double xf_layer_activation_bytes(double rows, double mem_rows, double d, double d_ff);
 // "b=.. h=.. dk=.. sq=.. sk=.. d_ff=.." (s=.. for one sequence), then pad.
 void xf_describe_layers(const xf_case *c, char *buf, size_t size);
+// The same, then pad: the encoder and decoder layers' description.
+void xf_describe_layer(const xf_case *c, char *buf, size_t size);
 // " --d-ff .. --pad ..".
 void xf_compound_options(const xf_case *c, char *buf, size_t size);
 // Primitive calls of a layer: linear, attention (softmax is inside it),

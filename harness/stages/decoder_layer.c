@@ -50,13 +50,7 @@ static double bytes_needed(const xf_case *c)
            xf_layer_activation_bytes(b * c->seq_q, b * c->seq_k, d, c->d_ff);
 }
 
-static void describe(const xf_case *c, char *buf, size_t size)
-{
-    xf_describe_layers(c, buf, size);
-    xf_append(buf, size, " pad=%s", xf_pad_name(c->pad));
-}
-
 const xf_stage_desc xf_stage_decoder_layer = {.build = build, .reference = reference,
-                                              .bytes_needed = bytes_needed, .describe = describe,
+                                              .bytes_needed = bytes_needed, .describe = xf_describe_layer,
                                               .options = xf_compound_options, .grid = xf_grid_compound,
                                               .calls = xf_layer_calls};

@@ -33,17 +33,6 @@ static double bytes_needed(const xf_case *c)
     return (F + OUT) * (double)c->batch * c->heads * c->seq_q * c->seq_k + (double)c->batch * c->seq_k;
 }
 
-static void describe(const xf_case *c, char *buf, size_t size)
-{
-    xf_append(buf, size, "b=%d h=%d dk=%d sq=%d sk=%d pad=%s causal=%d", c->batch, c->heads, c->dk, c->seq_q,
-              c->seq_k, xf_pad_name(c->pad), c->causal);
-}
-
-static void options(const xf_case *c, char *buf, size_t size)
-{
-    xf_append(buf, size, " --pad %s --causal %d", xf_pad_name(c->pad), c->causal);
-}
-
 static void case_of(const void *args, xf_case *c)
 {
     const xf_softmax_args *a = args;
@@ -52,5 +41,5 @@ static void case_of(const void *args, xf_case *c)
 }
 
 const xf_stage_desc xf_stage_softmax = {.memory_bound = 1, .build = build, .reference = reference,
-                                        .bytes_needed = bytes_needed, .describe = describe, .options = options,
+                                        .bytes_needed = bytes_needed, .describe = xf_describe_masked, .options = xf_masked_options,
                                         .grid = xf_grid_attention_like, .case_of = case_of};

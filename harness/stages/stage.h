@@ -47,6 +47,11 @@ typedef struct {
 
 const xf_stage_desc *xf_stage_desc_of(xf_stage s);
 
+// What softmax and attention share: "b=.. h=.. dk=.. sq=.. sk=.. pad=..
+// causal=.." and " --pad .. --causal ..".
+void xf_describe_masked(const xf_case *c, char *buf, size_t size);
+void xf_masked_options(const xf_case *c, char *buf, size_t size);
+
 // Appends printf-style text to buf (size bytes, NUL-terminated).
 void xf_append(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

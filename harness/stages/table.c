@@ -24,3 +24,14 @@ void xf_append(char *buf, size_t size, const char *fmt, ...)
     vsnprintf(buf + len, size - len, fmt, ap);
     va_end(ap);
 }
+
+void xf_describe_masked(const xf_case *c, char *buf, size_t size)
+{
+    xf_append(buf, size, "b=%d h=%d dk=%d sq=%d sk=%d pad=%s causal=%d", c->batch, c->heads, c->dk, c->seq_q,
+              c->seq_k, xf_pad_name(c->pad), c->causal);
+}
+
+void xf_masked_options(const xf_case *c, char *buf, size_t size)
+{
+    xf_append(buf, size, " --pad %s --causal %d", xf_pad_name(c->pad), c->causal);
+}
