@@ -195,8 +195,7 @@ static void refuse_oversized_shape(const xf_options *o, const xf_machine *m)
 {
     for (int s = 0; s < XF_NSTAGES; s++) {
         if (!in_list(o->stages, xf_stage_name((xf_stage)s))) continue;
-        xf_case c = o->shape;
-        c.stage = (xf_stage)s;
+        xf_case c = xf_case_of_stage(&o->shape, (xf_stage)s);
         refuse_oversized(&c, m);
     }
 }
@@ -287,9 +286,8 @@ static int cmd_check(const xf_options *o, const xf_machine *m)
         if (!n) continue;
         for (int i = 0; i < n; i++)
             if (es[i].note[0]) printf("note: %s %s: %s\n", xf_stage_name((xf_stage)s), es[i].r.name, es[i].note);
-        xf_case *cases, one = o->shape;
-        one.stage = (xf_stage)s;
-        int ncases = o->grid ? xf_grid_cases(o->grid, (xf_stage)s, &o->shape, &cases) : 1;
+        xf_case *cases, one = xf_case_of_stage(&o->shape, (xf_stage)s);
+        int ncases = o->grid ? xf_grid_cases(o->grid, (xf_stage)s, &one, &cases) : 1;
         if (!o->grid) cases = &one;
         for (int i = 0; i < ncases; i++) check_case(&cases[i], es, n, m, &t);
         selected += ncases * n;
@@ -356,7 +354,10 @@ static void bench_instance(xf_instance *in, entry *es, int n, const xf_options *
             continue;
         }
         xf_timing tm;
+        void (*timed_mode)(xf_instance *, int) = xf_stage_desc_of(s)->timed_mode;
+        if (timed_mode) timed_mode(in, 1);
         xf_time(&e->r, in, &to, &tm);
+        if (timed_mode) timed_mode(in, 0);
         rates = rates_of(in, &tm, o->threads);
         rates.composition = comp;
         printf("%-13s %-24s %-44s %10.4f %10.4f %6.1f %8.2f %8.2f %8.2f %6.1f%% %-4s %9.3f  ok (err/bound %.2g)%s%s\n",
@@ -380,8 +381,7 @@ static void bench_stage(xf_stage s, const xf_options *o, const xf_machine *m, FI
     if (!n) return;
     *any = 1;
     xf_instance in;
-    xf_case c = o->shape;
-    c.stage = s;
+    xf_case c = xf_case_of_stage(&o->shape, s);
     build_or_die(&in, &c, m);
     bench_instance(&in, es, n, o, m, csv, breakdown, NULL, t);
     xf_instance_free(&in);

@@ -3,7 +3,7 @@
 #ifndef XF_CASE_H
 #define XF_CASE_H
 
-#include "../kernels/forward.h"
+#include "../kernels/decode.h"
 #include "../variants/compose/compose.h"
 #include "../variants/variant.h"
 #include "guard.h"
@@ -25,8 +25,15 @@ typedef struct {
     int causal;     // attention, softmax (the decoder is always causal)
     int final_norm; // forward: encoder.norm and decoder.norm present
     int from_file;  // forward: weights (and maybe inputs) from --weights
+    int depth;      // decode_layer: cache rows already filled (the new token's position)
+    int greedy;     // generate: time the argmax loop (after the teacher-forced check)
     uint64_t seed;
 } xf_case;
+
+// The shape options as stage s runs them: its stage set, and an unset
+// --vocab (0) resolved to the stage's default (generate: 32000, a
+// translation model's vocabulary; the others 1000).
+xf_case xf_case_of_stage(const xf_case *shape, xf_stage s);
 
 static inline int xf_case_d_model(const xf_case *c) { return c->heads * c->dk; }
 
@@ -34,7 +41,7 @@ static inline int xf_case_d_model(const xf_case *c) { return c->heads * c->dk; }
 // scratch), to refuse what would not fit before allocating anything.
 double xf_case_bytes(const xf_case *c);
 
-enum { XF_MAX_OUTPUTS = 2 };
+enum { XF_MAX_OUTPUTS = 3 };
 
 typedef struct xf_instance {
     xf_case c;
@@ -49,6 +56,8 @@ typedef struct xf_instance {
         xf_encoder_layer_args encoder_layer;
         xf_decoder_layer_args decoder_layer;
         xf_forward_args forward;
+        xf_decode_layer_args decode_layer;
+        xf_generate_args generate;
     } args;
     int nout;
     const char *out_name[XF_MAX_OUTPUTS];

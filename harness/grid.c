@@ -146,6 +146,29 @@ void xf_grid_compound(xf_grid *l, int full)
         }
 }
 
+// decode_layer: depth is the cache rows before the new token (0: the first
+// step); generate: seq_q is the steps.
+void xf_grid_decode(xf_grid *l, int full)
+{
+    const int generate = l->base.stage == XF_GENERATE;
+    static const int dims[][5] = {
+        // batch, heads, dk, depth or steps, seq_k
+        {1, 1, 8, 0, 1}, {3, 3, 8, 17, 17}, {1, 8, 8, 3, 17}, {3, 2, 24, 5, 3}, {2, 8, 64, 40, 33},
+    };
+    for (int i = 0; i < COUNT(dims); i++)
+        for (int p = 0; p < XF_NPADS; p++) {
+            if (!full && (i + p) % 2) continue;
+            xf_case c = shape(l, dims[i][0], dims[i][1], dims[i][2], 1, dims[i][4]);
+            c.pad = (xf_pad)p;
+            if (generate) c.seq_q = dims[i][3] ? dims[i][3] : 1;
+            else c.depth = dims[i][3];
+            c.layers = c.dec_layers = 2;
+            c.vocab = i == 4 ? 1000 : 50;
+            c.final_norm = (i + p) % 3 != 0;
+            push(l, c);
+        }
+}
+
 int xf_grid_cases(const char *grid, xf_stage stage, const xf_case *base, xf_case **cases)
 {
     xf_grid l = {.base = *base};

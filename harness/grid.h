@@ -24,5 +24,8 @@ void xf_grid_attention_like(xf_grid *g, int full);
 void xf_grid_linear(xf_grid *g, int full);
 void xf_grid_rows(xf_grid *g, int full);
 void xf_grid_compound(xf_grid *g, int full);
+// Decoding (decode_layer, generate): cache depths from empty on, batches,
+// every pad of the source.
+void xf_grid_decode(xf_grid *g, int full);
 
 #endif

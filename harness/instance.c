@@ -54,6 +54,14 @@ int xf_instance_build(xf_instance *in, const xf_case *c)
     return rc;
 }
 
+xf_case xf_case_of_stage(const xf_case *shape, xf_stage s)
+{
+    xf_case c = *shape;
+    c.stage = s;
+    if (!c.vocab) c.vocab = s == XF_GENERATE ? 32000 : 1000;
+    return c;
+}
+
 double xf_case_bytes(const xf_case *c) { return xf_stage_desc_of(c->stage)->bytes_needed(c); }
 
 // Compound stages: the reference's error-model variance becomes the bound

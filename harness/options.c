@@ -48,14 +48,14 @@ void xf_options_parse(int argc, char **argv, xf_options *o)
     memset(o, 0, sizeof *o);
     // Transformer-base (Vaswani et al. 2017, table 3) at sequence length 128.
     o->shape = (xf_case){.batch = 1, .heads = 8, .dk = 64, .seq_q = 128, .seq_k = 128,
-                         .d_ff = 0, .layers = 6, .vocab = 1000, .pad = XF_PAD_SOME,
+                         .d_ff = 0, .layers = 6, .vocab = 0, .pad = XF_PAD_SOME,
                          .final_norm = 1, .seed = 1};
     o->stages = "all";
     o->variants = NULL;
     o->threads = 1;
     o->min_time = 0.5;
     o->min_reps = 5;
-    int d_model = 0, dk_set = 0, seq = 0, seq_q = 0, seq_k = 0;
+    int d_model = 0, dk_set = 0, seq = 0, seq_q = 0, seq_k = 0, steps = 0;
     if (argc < 2) xf_die_usage("no command given (try 'xfbench --help')");
     o->command = argv[1];
     if (strcmp(o->command, "--help") == 0 || strcmp(o->command, "-h") == 0 ||
@@ -91,6 +91,9 @@ void xf_options_parse(int argc, char **argv, xf_options *o)
         else if (!strcmp(opt, "--relu")) c->relu = parse_int(opt, val, 0, 1);
         else if (!strcmp(opt, "--causal")) c->causal = parse_int(opt, val, 0, 1);
         else if (!strcmp(opt, "--final-norm")) c->final_norm = parse_int(opt, val, 0, 1);
+        else if (!strcmp(opt, "--depth")) c->depth = parse_int(opt, val, 0, SIZE_MAX_ARG - 1);
+        else if (!strcmp(opt, "--steps")) steps = parse_int(opt, val, 1, SIZE_MAX_ARG);
+        else if (!strcmp(opt, "--greedy")) c->greedy = parse_int(opt, val, 0, 1);
         else if (!strcmp(opt, "--seed")) c->seed = (uint64_t)parse_int(opt, val, 0, INT_MAX);
         else if (!strcmp(opt, "--pad")) {
             int p = xf_pad_from_name(val);
@@ -126,6 +129,10 @@ void xf_options_parse(int argc, char **argv, xf_options *o)
     if (seq) c->seq_q = c->seq_k = seq;
     if (seq_q) c->seq_q = seq_q;
     if (seq_k) c->seq_k = seq_k;
+    if (steps) {
+        if (seq_q && seq_q != steps) xf_die_usage("--steps %d disagrees with --seq-q %d (the same length)", steps, seq_q);
+        c->seq_q = steps;
+    }
     if (!c->d_ff) c->d_ff = (long)4 * c->heads * c->dk > SIZE_MAX_ARG ? SIZE_MAX_ARG : 4 * c->heads * c->dk;
     long max_seq = c->seq_q > c->seq_k ? c->seq_q : c->seq_k;
     if ((long)c->batch * max_seq > SIZE_MAX_ARG)
@@ -160,9 +167,11 @@ void xf_usage(const char *command)
     puts("shape (defaults: Transformer-base at seq 128):\n"
          "  --batch N (1)  --heads N (8)  --dk N (64)  --d-model N (heads*dk)  --d-ff N (4*d_model)\n"
          "  --seq N (128: both lengths)  --seq-q N (query/target)  --seq-k N (key/source)\n"
-         "  --layers N (6: encoder and decoder layers each)  --vocab N (1000)  --final-norm 0|1 (1)\n"
+         "  --layers N (6: encoder and decoder layers each)  --vocab N (generate 32000, else 1000)  --final-norm 0|1 (1)\n"
          "  --n N --k N (linear outputs/inputs; default 3*d_model and d_model, the QKV projection)\n"
          "  --relu 0|1 (0)  --pad none|some|all-but-one|all (some)  --causal 0|1 (0)  --seed N (1)\n"
+         "  decoding: --depth N (0: decode_layer's cache rows before the new token)\n"
+         "    --steps N (generate's tokens; = --seq-q)  --greedy 0|1 (0: time teacher-forced, 1: argmax loop)\n"
          "selection:");
     if (!strcmp(command, "forward"))
         puts("  --variant FAMILY[,...] (naive)  the families whose composition runs the pass");

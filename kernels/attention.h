@@ -16,11 +16,17 @@ typedef struct {
     const float *q; int ldq; // q is (batch,seq_q,heads*dk) with row stride ldq
     const float *k; int ldk; // k is (batch,seq_k,heads*dk) with row stride ldk
     const float *v; int ldv; // v is (batch,seq_k,heads*dk) with row stride ldv
+    int kv_rows;             // rows per batch of k and v, >= seq_k (a KV cache's capacity); 0: seq_k
     const uint8_t *key_pad;  // key_pad is (batch,seq_k), 1 = padding; or NULL
     int causal;
     float *out; int ldo;     // out is (batch,seq_q,heads*dk) with row stride ldo
 } xf_attention_args;
 
+// Rows between one batch's keys (and values) and the next's.
+static inline size_t xf_attention_kv_rows(const xf_attention_args *a)
+{
+    return (size_t)(a->kv_rows ? a->kv_rows : a->seq_k);
+}
 // The views of batch b, head h: the first row of each, with the row strides
 // of the args.
 typedef struct {
@@ -32,8 +38,8 @@ static inline xf_attention_head xf_attention_head_at(const xf_attention_args *a,
 {
     const size_t col = (size_t)h * a->dk;
     xf_attention_head v = {a->q + (size_t)b * a->seq_q * a->ldq + col,
-                           a->k + (size_t)b * a->seq_k * a->ldk + col,
-                           a->v + (size_t)b * a->seq_k * a->ldv + col,
+                           a->k + b * xf_attention_kv_rows(a) * a->ldk + col,
+                           a->v + b * xf_attention_kv_rows(a) * a->ldv + col,
                            a->out + (size_t)b * a->seq_q * a->ldo + col};
     return v;
 }

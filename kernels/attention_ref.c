@@ -89,7 +89,7 @@ void xf_ref_attention_d(const xf_attention_args *a, const double *q, const doubl
                 size_t qoff = ((size_t)b * a->seq_q + i) * a->ldq + (size_t)h * dk;
                 size_t ooff = ((size_t)b * a->seq_q + i) * a->ldo + (size_t)h * dk;
                 for (int j = 0; j < n; j++) {
-                    size_t koff = ((size_t)b * n + j) * a->ldk + (size_t)h * dk;
+                    size_t koff = (b * xf_attention_kv_rows(a) + j) * a->ldk + (size_t)h * dk;
                     double dot = 0.0, abs_dot = 0.0, var = 0.0;
                     for (int d = 0; d < dk; d++) {
                         dot += q[qoff + d] * k[koff + d];
@@ -113,7 +113,7 @@ void xf_ref_attention_d(const xf_attention_args *a, const double *q, const doubl
                 if (bound || outvar)
                     worst = xf_softmax_arg_error(n, r.t, bound ? r.t_err : NULL, pad, a->causal,
                                                  i, math_ulp, r.eps);
-                size_t vbase = (size_t)b * n * a->ldv + (size_t)h * dk;
+                size_t vbase = b * xf_attention_kv_rows(a) * a->ldv + (size_t)h * dk;
                 output_row(a, v, vvar, &r, worst, visible, vbase, out + ooff,
                            outvar ? outvar + ooff : NULL, bound ? bound + ooff : NULL);
             }
@@ -132,8 +132,9 @@ void xf_ref_attention(const xf_attention_args *a, double math_ulp, double *out_r
 {
     const int width = a->heads * a->dk;
     double *q = gather(a->q, a->batch * a->seq_q, a->ldq, width);
-    double *k = gather(a->k, a->batch * a->seq_k, a->ldk, width);
-    double *v = gather(a->v, a->batch * a->seq_k, a->ldv, width);
+    const int kv_rows = (int)xf_attention_kv_rows(a);
+    double *k = gather(a->k, a->batch * kv_rows, a->ldk, width);
+    double *v = gather(a->v, a->batch * kv_rows, a->ldv, width);
     xf_ref_attention_d(a, q, k, v, NULL, NULL, NULL, math_ulp, out_ref, NULL, bound);
     free(q);
     free(k);

@@ -4,7 +4,8 @@
 // every linear's dense work, since every row is computed).
 #include "add_layernorm.h"
 #include "attention.h"
-#include "forward.h"
+#include "decode.h"
+#include "lm_head.h"
 #include "linear.h"
 
 typedef struct {
@@ -153,3 +154,56 @@ double xf_decoder_layer_useful_flops(const xf_decoder_layer_args *a) { return de
 double xf_forward_flops(const xf_forward_args *a) { return forward_cost(a).flops; }
 double xf_forward_bytes(const xf_forward_args *a) { return forward_cost(a).bytes; }
 double xf_forward_useful_flops(const xf_forward_args *a) { return forward_cost(a).useful; }
+
+// One decode step of one layer: the decoder layer's calls at one query row
+// per sequence, the self-attention over pos + 1 cache rows, no cross K|V
+// projection (done once per sequence), plus the appended cache row.
+static cost decode_cost(int batch, int heads, int dk, int d_ff, int pos, int seq_s, const uint8_t *src_pad)
+{
+    cost c = {0, 0, 0};
+    const int d = heads * dk;
+    add_linear(&c, batch, 3 * d, d);
+    c.bytes += 4.0 * batch * 2 * d;
+    add_attention(&c, batch, heads, dk, 1, pos + 1, NULL, 0);
+    add_linear(&c, batch, d, d);
+    add_norm(&c, batch, d);
+    add_linear(&c, batch, d, d);
+    add_attention(&c, batch, heads, dk, 1, seq_s, src_pad, 0);
+    add_linear(&c, batch, d, d);
+    add_norm(&c, batch, d);
+    add_ffn(&c, batch, d, d_ff);
+    add_norm(&c, batch, d);
+    return c;
+}
+
+static cost generate_cost(const xf_generate_args *a)
+{
+    const int d = a->heads * a->dk;
+    xf_forward_args enc = {.batch = a->batch, .seq_s = a->seq_s, .heads = a->heads, .dk = a->dk,
+                           .d_ff = a->d_ff, .enc_layers = a->enc_layers, .src_ids = a->src_ids,
+                           .enc_norm = a->enc_norm, .src_pad = a->src_pad};
+    cost c = forward_cost(&enc);
+    for (int l = 0; l < a->dec_layers; l++) add_linear(&c, a->batch * a->seq_s, 2 * d, d);
+    xf_embed_args e = {.batch = a->batch, .seq = 1, .d_model = d};
+    xf_lm_head_args h = {.rows = a->batch, .d_model = d, .vocab = a->vocab};
+    for (int t = 0; t < a->steps; t++) {
+        cost s = decode_cost(a->batch, a->heads, a->dk, a->d_ff, t, a->seq_s, a->src_pad);
+        c.flops += a->dec_layers * s.flops + xf_embed_flops(&e) + xf_lm_head_flops(&h);
+        c.useful += a->dec_layers * s.useful + xf_embed_flops(&e) + xf_lm_head_flops(&h);
+        c.bytes += a->dec_layers * s.bytes + xf_embed_bytes(&e) + xf_lm_head_bytes(&h);
+        if (a->dec_norm.gamma) add_norm(&c, a->batch, d);
+    }
+    return c;
+}
+
+static cost step(const xf_decode_layer_args *a)
+{
+    return decode_cost(a->batch, a->heads, a->dk, a->d_ff, a->pos, a->seq_s, a->src_pad);
+}
+
+double xf_decode_layer_flops(const xf_decode_layer_args *a) { return step(a).flops; }
+double xf_decode_layer_bytes(const xf_decode_layer_args *a) { return step(a).bytes; }
+double xf_decode_layer_useful_flops(const xf_decode_layer_args *a) { return step(a).useful; }
+double xf_generate_flops(const xf_generate_args *a) { return generate_cost(a).flops; }
+double xf_generate_bytes(const xf_generate_args *a) { return generate_cost(a).bytes; }
+double xf_generate_useful_flops(const xf_generate_args *a) { return generate_cost(a).useful; }

@@ -2,7 +2,8 @@
 // positions of "Attention Is All You Need" (section 3.5):
 //   PE[pos][2i]   = sin(pos / 10000^(2i/d_model))
 //   PE[pos][2i+1] = cos(pos / 10000^(2i/d_model))
-// Positions count from 0 within each sequence.
+// Positions count from pos0 within each sequence: 0 for whole sequences, the
+// step's position when a decoder embeds one new token at a time.
 #ifndef XF_EMBED_H
 #define XF_EMBED_H
 
@@ -10,6 +11,7 @@
 
 typedef struct {
     int batch, seq, d_model, vocab;
+    int pos0;            // position of each sequence's first row
     const int32_t *ids;  // ids is (batch,seq); every id in [0, vocab)
     const float *table;  // table is (vocab,d_model)
     float *y;            // y is (batch,seq,d_model)

@@ -30,7 +30,7 @@ void xf_ref_embed(const xf_embed_args *a, double math_ulp, double *y, double *bo
             const float *row = a->table + (size_t)a->ids[b * a->seq + s] * a->d_model;
             size_t base = ((size_t)b * a->seq + s) * a->d_model;
             for (int c = 0; c < a->d_model; c++) {
-                double theta = xf_pe_angle(s, c, a->d_model);
+                double theta = xf_pe_angle(a->pos0 + s, c, a->d_model);
                 y[base + c] = row[c] * scale + ((c % 2 == 0) ? sin(theta) : cos(theta));
                 double ln_w = -((double)(c & ~1) / a->d_model) * log(10000.0);
                 double pe = theta * (3.0 * fabs(ln_w) + math_ulp + 1.0) + math_ulp;

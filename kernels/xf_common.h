@@ -15,7 +15,8 @@
     X(embed, EMBED) X(linear, LINEAR) X(softmax, SOFTMAX) X(attention, ATTENTION)               \
     X(add_layernorm, ADD_LAYERNORM) X(lm_head, LM_HEAD)
 #define XF_COMPOUND_STAGES(X)                                                                    \
-    X(ffn, FFN) X(encoder_layer, ENCODER_LAYER) X(decoder_layer, DECODER_LAYER) X(forward, FORWARD)
+    X(ffn, FFN) X(encoder_layer, ENCODER_LAYER) X(decoder_layer, DECODER_LAYER) X(forward, FORWARD)            \
+    X(decode_layer, DECODE_LAYER) X(generate, GENERATE)
 #define XF_STAGES(X) XF_PRIMITIVE_STAGES(X) XF_COMPOUND_STAGES(X)
 
 #define XF_STAGE_ENUM_(name, NAME) XF_##NAME,

@@ -58,6 +58,25 @@ expect_fail "naive" --stage forward --variant naive --use embed=mutant-embed-uns
 expect_fail "naive" --stage forward --variant naive --use attention=mutant-heads-swapped $small
 expect_pass --stage encoder_layer,decoder_layer,ffn,forward --variant naive $small --pad some
 
+# Bugs planted in the decode composition (--plant, tests/mutants_main.c):
+# the decode step and generation, checked against the full pass, catch
+# each in every family that runs here; the same cases pass unplanted.
+dec="--batch 2 --heads 2 --dk 8 --seq-k 9 --depth 5 --steps 6 --layers 2 --vocab 20 --pad some"
+for bug in cache-short append-late cross-reads-self; do
+    for stage in decode_layer generate; do
+        out=$("$bin" --plant $bug check --stage $stage $dec 2>&1); rc=$?
+        passed=$(printf '%s\n' "$out" | grep -c '^PASS')
+        failed=$(printf '%s\n' "$out" | grep -c '^FAIL')
+        if [ $rc -ne 1 ] || [ "$passed" -ne 0 ] || [ "$failed" -lt 2 ]; then
+            echo "NOT CAUGHT (exit $rc, $passed passed, $failed failed): xfbench-mutants --plant $bug check --stage $stage $dec"
+            failures=$((failures + 1))
+        else
+            echo "caught: --plant $bug --stage $stage in all $failed families that ran"
+        fi
+    done
+done
+expect_pass --stage decode_layer,generate --variant naive,omp $dec
+
 # Over the whole quick grid every mutant the binary lists (a new one
 # included, without being named here) must be caught somewhere, and the
 # grid must never crash it.

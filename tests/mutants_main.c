@@ -1,5 +1,10 @@
 // xfbench with the deliberately broken variants of variants/mutant
-// registered: the tests run it and require every mutant to FAIL.
+// registered: the tests run it and require every mutant to FAIL. A leading
+// `--plant BUG` also plants a bug in the decode composition
+// (variants/compose/compose.h), which the decode checks must catch.
+#include <stdio.h>
+#include <string.h>
+
 #include "../harness/app.h"
 #include "../harness/registry.h"
 
@@ -7,6 +12,19 @@ extern const xf_family xf_family_mutant;
 
 int main(int argc, char **argv)
 {
+    static const char *const bugs[] = {"cache-short", "append-late", "cross-reads-self"};
+    if (argc >= 3 && !strcmp(argv[1], "--plant")) {
+        int found = 0;
+        for (int i = 0; i < 3; i++)
+            if (!strcmp(argv[2], bugs[i])) xf_compose_planted_bug = (xf_compose_bug)(i + 1), found = 1;
+        if (!found) {
+            fprintf(stderr, "xfbench-mutants: --plant: '%s' is not cache-short, append-late or cross-reads-self\n",
+                    argv[2]);
+            return 2;
+        }
+        argv[2] = argv[0];
+        argc -= 2, argv += 2;
+    }
     xf_registry_add(&xf_family_mutant);
     return xf_main(argc, argv);
 }

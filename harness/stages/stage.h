@@ -43,6 +43,10 @@ typedef struct {
     void (*case_of)(const void *args, xf_case *c);
     // Compounds: whether it calls primitive stage p.
     int (*calls)(xf_stage p);
+    // Optional: switch a checked instance to what is timed (timed 1;
+    // generate --greedy: the argmax loop, once the teacher-forced check
+    // passed) and back to the checked contract (timed 0).
+    void (*timed_mode)(xf_instance *in, int timed);
 } xf_stage_desc;
 
 const xf_stage_desc *xf_stage_desc_of(xf_stage s);

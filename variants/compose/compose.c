@@ -6,11 +6,13 @@
 
 #include "exec.h"
 
+xf_compose_bug xf_compose_planted_bug = XF_BUG_NONE;
+
 static void linear(xf_exec *ex, int m, int n, int k, const float *x, const float *w,
                    const float *b, int relu, float *y)
 {
     xf_linear_args a = {.m = m, .n = n, .k = k, .x = x, .w = w, .b = b, .relu = relu, .y = y};
-    xf_exec_call(ex, XF_LINEAR, &a);
+    xf_exec_call(ex, XF_LINEAR, &a, sizeof a);
 }
 
 static void add_norm(xf_exec *ex, int rows, int d, const float *x, const float *r,
@@ -18,14 +20,15 @@ static void add_norm(xf_exec *ex, int rows, int d, const float *x, const float *
 {
     xf_add_layernorm_args a = {.rows = rows, .d = d, .x = x, .r = r, .gamma = n->gamma,
                                .beta = n->beta, .y = y};
-    xf_exec_call(ex, XF_ADD_LAYERNORM, &a);
+    xf_exec_call(ex, XF_ADD_LAYERNORM, &a, sizeof a);
 }
 
-// x is (m,d): y = linear2(ReLU(linear1(x))), hidden (m,d_ff) in scratch.
+// x is (m,d): y = linear2(ReLU(linear1(x))), hidden (m,d_ff) in scratch
+// (NULL: a buffer of its own).
 static void ffn(xf_exec *ex, int m, int d, int d_ff, const float *x, const xf_ffn_weights *w,
-                float *y)
+                float *hidden, float *y)
 {
-    float *hidden = xf_exec_buffer(ex, (size_t)m * d_ff);
+    if (!hidden) hidden = xf_exec_buffer(ex, (size_t)m * d_ff);
     linear(ex, m, d_ff, d, x, w->w1, w->b1, 1, hidden);
     linear(ex, m, d, d_ff, hidden, w->w2, w->b2, 0, y);
 }
@@ -55,7 +58,7 @@ static void mha(xf_exec *ex, int batch, int seq, int seq_k, int heads, int dk, c
         at.q = q, at.k = kv, at.v = kv + d;
         at.ldq = d, at.ldk = at.ldv = 2 * d;
     }
-    xf_exec_call(ex, XF_ATTENTION, &at);
+    xf_exec_call(ex, XF_ATTENTION, &at, sizeof at);
     linear(ex, batch * seq, d, d, ctx, w->out_proj_w, w->out_proj_b, 0, y);
 }
 
@@ -67,7 +70,7 @@ static void encoder_layer(xf_exec *ex, const xf_encoder_layer_args *a)
     mha(ex, a->batch, a->seq, a->seq, a->heads, a->dk, a->x, NULL, &a->w->self_attn,
         a->src_pad, 0, branch);
     add_norm(ex, rows, d, a->x, branch, &a->w->norm1, h);
-    ffn(ex, rows, d, a->d_ff, h, &a->w->ffn, branch);
+    ffn(ex, rows, d, a->d_ff, h, &a->w->ffn, NULL, branch);
     add_norm(ex, rows, d, h, branch, &a->w->norm2, a->y);
 }
 
@@ -83,7 +86,7 @@ static void decoder_layer(xf_exec *ex, const xf_decoder_layer_args *a)
     mha(ex, a->batch, a->seq_t, a->seq_s, a->heads, a->dk, h1, a->memory, &a->w->cross_attn,
         a->src_pad, 0, branch);
     add_norm(ex, rows, d, h1, branch, &a->w->norm2, h2);
-    ffn(ex, rows, d, a->d_ff, h2, &a->w->ffn, branch);
+    ffn(ex, rows, d, a->d_ff, h2, &a->w->ffn, NULL, branch);
     add_norm(ex, rows, d, h2, branch, &a->w->norm3, a->y);
 }
 
@@ -104,18 +107,16 @@ static const float *stack_input(xf_exec *ex, const xf_forward_args *a, int seq,
     if (!ids) return x;
     xf_embed_args e = {.batch = a->batch, .seq = seq, .d_model = a->heads * a->dk,
                        .vocab = a->vocab, .ids = ids, .table = table, .y = buf};
-    xf_exec_call(ex, XF_EMBED, &e);
+    xf_exec_call(ex, XF_EMBED, &e, sizeof e);
     return buf;
 }
 
 // Two ping-pong buffers per stack; the last layer (or the final norm)
 // writes straight into the caller's output.
-static void forward(xf_exec *ex, const xf_forward_args *a)
+static void encoder_stack(xf_exec *ex, const xf_forward_args *a)
 {
-    const int d = a->heads * a->dk;
-    const int src_rows = a->batch * a->seq_s, tgt_rows = a->batch * a->seq_t;
+    const int d = a->heads * a->dk, src_rows = a->batch * a->seq_s;
     float *s[2] = {xf_exec_buffer(ex, (size_t)src_rows * d), xf_exec_buffer(ex, (size_t)src_rows * d)};
-    float *t[2] = {xf_exec_buffer(ex, (size_t)tgt_rows * d), xf_exec_buffer(ex, (size_t)tgt_rows * d)};
 
     const float *x = stack_input(ex, a, a->seq_s, a->src_ids, a->src_table, a->src_x, s[0]);
     for (int l = 0; l < a->enc_layers; l++) {
@@ -129,8 +130,14 @@ static void forward(xf_exec *ex, const xf_forward_args *a)
     }
     if (a->enc_norm.gamma) final_norm(ex, src_rows, d, &a->enc_norm, x, a->memory);
     else if (a->enc_layers == 0) memcpy(a->memory, x, (size_t)src_rows * d * sizeof(float));
+}
 
-    x = stack_input(ex, a, a->seq_t, a->tgt_ids, a->tgt_table, a->tgt_x, t[0]);
+static void forward(xf_exec *ex, const xf_forward_args *a)
+{
+    const int d = a->heads * a->dk, tgt_rows = a->batch * a->seq_t;
+    float *t[2] = {xf_exec_buffer(ex, (size_t)tgt_rows * d), xf_exec_buffer(ex, (size_t)tgt_rows * d)};
+    encoder_stack(ex, a);
+    const float *x = stack_input(ex, a, a->seq_t, a->tgt_ids, a->tgt_table, a->tgt_x, t[0]);
     for (int l = 0; l < a->dec_layers; l++) {
         int last = l == a->dec_layers - 1 && !a->dec_norm.gamma;
         float *y = last ? a->y : (x == t[0] ? t[1] : t[0]);
@@ -145,17 +152,153 @@ static void forward(xf_exec *ex, const xf_forward_args *a)
     else if (a->dec_layers == 0) memcpy(a->y, x, (size_t)tgt_rows * d * sizeof(float));
 }
 
+// One decoder layer for each sequence's new token at position pos: the
+// token's K|V goes into cache row pos before self-attention reads rows
+// 0..pos (the token sees itself, as row pos of the causal full pass does).
+// A step's activations, allocated once and passed to every step, so that a
+// call of step t has the very args of the same call at step t - 1 and
+// shares its prepared context (exec.c): the weights are packed once, not
+// once per step.
+typedef struct {
+    float *qkv, *ctx, *branch, *q, *h1, *h2, *hidden;
+} step_buffers;
+
+static step_buffers step_buffers_new(xf_exec *ex, int batch, int d, int d_ff)
+{
+    const size_t rows = (size_t)batch;
+    step_buffers s = {xf_exec_buffer(ex, rows * 3 * d), xf_exec_buffer(ex, rows * d), xf_exec_buffer(ex, rows * d),
+                      xf_exec_buffer(ex, rows * d),     xf_exec_buffer(ex, rows * d), xf_exec_buffer(ex, rows * d),
+                      xf_exec_buffer(ex, rows * d_ff)};
+    return s;
+}
+
+static void decode_layer(xf_exec *ex, const xf_decode_layer_args *a, const step_buffers *sb)
+{
+    const int d = a->heads * a->dk, B = a->batch;
+    const size_t row = 2 * (size_t)d; // floats of one cache row
+    float *qkv = sb->qkv, *ctx = sb->ctx, *branch = sb->branch, *q = sb->q, *h1 = sb->h1, *h2 = sb->h2;
+    const xf_compose_bug bug = xf_compose_planted_bug;
+    linear(ex, B, 3 * d, d, a->x, a->w->self_attn.in_proj_w, a->w->self_attn.in_proj_b, 0, qkv);
+    if (bug != XF_BUG_APPEND_LATE)
+        for (int b = 0; b < B; b++)
+            memcpy(a->self_kv + ((size_t)b * a->capacity + a->pos) * row, qkv + (size_t)b * 3 * d + d,
+                   row * sizeof(float));
+    xf_attention_args self = {.batch = B, .heads = a->heads, .dk = a->dk, .seq_q = 1,
+                              .seq_k = a->pos + 1 - (bug == XF_BUG_CACHE_SHORT && a->pos > 0), .q = qkv, .ldq = 3 * d,
+                              .k = a->self_kv, .ldk = (int)row, .v = a->self_kv + d, .ldv = (int)row,
+                              .kv_rows = a->capacity, .out = ctx, .ldo = d};
+    xf_exec_call(ex, XF_ATTENTION, &self, sizeof self);
+    if (bug == XF_BUG_APPEND_LATE)
+        for (int b = 0; b < B; b++)
+            memcpy(a->self_kv + ((size_t)b * a->capacity + a->pos) * row, qkv + (size_t)b * 3 * d + d,
+                   row * sizeof(float));
+    linear(ex, B, d, d, ctx, a->w->self_attn.out_proj_w, a->w->self_attn.out_proj_b, 0, branch);
+    add_norm(ex, B, d, a->x, branch, &a->w->norm1, h1);
+
+    const xf_mha_weights *cw = &a->w->cross_attn;
+    linear(ex, B, d, d, h1, cw->in_proj_w, cw->in_proj_b, 0, q);
+    xf_attention_args cross = {.batch = B, .heads = a->heads, .dk = a->dk, .seq_q = 1, .seq_k = a->seq_s,
+                               .q = q, .ldq = d, .k = a->cross_kv, .ldk = (int)row, .v = a->cross_kv + d,
+                               .ldv = (int)row, .key_pad = a->src_pad, .out = ctx, .ldo = d};
+    if (bug == XF_BUG_CROSS_READS_SELF) {
+        cross.k = a->self_kv, cross.v = a->self_kv + d;
+        cross.seq_k = a->pos + 1, cross.kv_rows = a->capacity, cross.key_pad = NULL;
+    }
+    xf_exec_call(ex, XF_ATTENTION, &cross, sizeof cross);
+    linear(ex, B, d, d, ctx, cw->out_proj_w, cw->out_proj_b, 0, branch);
+    add_norm(ex, B, d, h1, branch, &a->w->norm2, h2);
+    ffn(ex, B, d, a->d_ff, h2, &a->w->ffn, sb->hidden, branch);
+    add_norm(ex, B, d, h2, branch, &a->w->norm3, a->y);
+}
+
+// Index of the largest of n values (the first on ties, as torch.argmax).
+static int32_t argmax(const float *v, int n)
+{
+    int32_t best = 0;
+    for (int i = 1; i < n; i++)
+        if (v[i] > v[best]) best = i;
+    return best;
+}
+
+// The encoder once, the memory's K|V once per decoder layer, then one step
+// per token through every layer, the final norm and the logits. The caches
+// (one per layer, `steps` rows) and every activation are scratch from
+// prepare; a step's rows are copied into y and logits, the outputs.
+static void generate(xf_exec *ex, const xf_generate_args *a)
+{
+    const int d = a->heads * a->dk, B = a->batch, L = a->dec_layers;
+    const size_t src_rows = (size_t)B * a->seq_s, row = 2 * (size_t)d;
+    xf_forward_args enc = {.batch = B, .seq_s = a->seq_s, .heads = a->heads, .dk = a->dk, .d_ff = a->d_ff,
+                           .enc_layers = a->enc_layers, .vocab = a->vocab, .src_ids = a->src_ids,
+                           .src_table = a->src_table, .enc = a->enc, .enc_norm = a->enc_norm,
+                           .src_pad = a->src_pad, .memory = a->memory};
+    encoder_stack(ex, &enc);
+    float *x = xf_exec_buffer(ex, (size_t)B * d), *t[2] = {xf_exec_buffer(ex, (size_t)B * d),
+                                                            xf_exec_buffer(ex, (size_t)B * d)};
+    float *normed = xf_exec_buffer(ex, (size_t)B * d), *logits = xf_exec_buffer(ex, (size_t)B * a->vocab);
+    int32_t *ids = (int32_t *)xf_exec_buffer(ex, (size_t)B);
+    const step_buffers sb = step_buffers_new(ex, B, d, a->d_ff);
+    float **self_kv = (float **)xf_exec_buffer(ex, (size_t)L * sizeof(float *) / sizeof(float) + 1);
+    float **cross_kv = (float **)xf_exec_buffer(ex, (size_t)L * sizeof(float *) / sizeof(float) + 1);
+    for (int l = 0; l < L; l++) {
+        self_kv[l] = xf_exec_buffer(ex, (size_t)B * a->steps * row);
+        cross_kv[l] = xf_exec_buffer(ex, src_rows * row);
+        const xf_mha_weights *cw = &a->dec[l].cross_attn;
+        linear(ex, (int)src_rows, 2 * d, d, a->memory, cw->in_proj_w + (size_t)d * d, cw->in_proj_b + d, 0,
+               cross_kv[l]);
+    }
+    for (int step = 0; step < a->steps; step++) {
+        for (int b = 0; b < B; b++) {
+            int32_t id = a->tgt_ids[(size_t)b * a->steps + step];
+            if (a->greedy && step > 0) id = argmax(logits + (size_t)b * a->vocab, a->vocab);
+            ids[b] = a->tokens[(size_t)b * a->steps + step] = id;
+        }
+        xf_embed_args e = {.batch = B, .seq = 1, .d_model = d, .vocab = a->vocab, .pos0 = step, .ids = ids,
+                           .table = a->tgt_table, .y = x};
+        xf_exec_call(ex, XF_EMBED, &e, sizeof e);
+        const float *in = x;
+        for (int l = 0; l < L; l++) {
+            float *out = t[l % 2];
+            xf_decode_layer_args s = {.batch = B, .heads = a->heads, .dk = a->dk, .d_ff = a->d_ff,
+                                      .seq_s = a->seq_s, .pos = step, .capacity = a->steps, .x = in,
+                                      .self_kv = self_kv[l], .cross_kv = cross_kv[l], .src_pad = a->src_pad,
+                                      .w = &a->dec[l], .y = out};
+            decode_layer(ex, &s, &sb);
+            in = out;
+        }
+        if (a->dec_norm.gamma) {
+            final_norm(ex, B, d, &a->dec_norm, in, normed);
+            in = normed;
+        }
+        xf_lm_head_args h = {.rows = B, .d_model = d, .vocab = a->vocab, .x = in, .table = a->tgt_table,
+                             .logits = logits};
+        xf_exec_call(ex, XF_LM_HEAD, &h, sizeof h);
+        for (int b = 0; b < B; b++) {
+            memcpy(a->y + ((size_t)b * a->steps + step) * d, in + (size_t)b * d, (size_t)d * sizeof(float));
+            memcpy(a->logits + ((size_t)b * a->steps + step) * a->vocab, logits + (size_t)b * a->vocab,
+                   (size_t)a->vocab * sizeof(float));
+        }
+    }
+}
+
 static void dispatch(xf_exec *ex, xf_stage stage, const void *args)
 {
     switch (stage) {
     case XF_FFN: {
         const xf_ffn_args *a = args;
-        ffn(ex, a->m, a->d_model, a->d_ff, a->x, a->w, a->y);
+        ffn(ex, a->m, a->d_model, a->d_ff, a->x, a->w, NULL, a->y);
         break;
     }
     case XF_ENCODER_LAYER: encoder_layer(ex, args); break;
     case XF_DECODER_LAYER: decoder_layer(ex, args); break;
     case XF_FORWARD: forward(ex, args); break;
+    case XF_DECODE_LAYER: {
+        const xf_decode_layer_args *a = args;
+        const step_buffers sb = step_buffers_new(ex, a->batch, a->heads * a->dk, a->d_ff);
+        decode_layer(ex, a, &sb);
+        break;
+    }
+    case XF_GENERATE: generate(ex, args); break;
     default: break;
     }
 }

@@ -10,8 +10,20 @@
 #ifndef XF_COMPOSE_H
 #define XF_COMPOSE_H
 
-#include "../../kernels/forward.h"
+#include "../../kernels/decode.h"
 #include "../variant.h"
+
+// Bugs planted in the decode composition, for tests only (xfbench-mutants
+// --plant): each must fail the decode checks.
+typedef enum {
+    XF_BUG_NONE,
+    XF_BUG_CACHE_SHORT,      // self-attention reads one cache row short (not the new token's)
+    XF_BUG_APPEND_LATE,      // the new K|V appended after self-attention read the cache
+    XF_BUG_CROSS_READS_SELF, // cross-attention reads the self-attention cache
+} xf_compose_bug;
+
+// Set by xfbench-mutants only: every composition plants it.
+extern xf_compose_bug xf_compose_planted_bug;
 
 typedef struct xf_ops {
     const xf_variant *op[XF_FIRST_COMPOUND]; // one variant per primitive stage
@@ -29,6 +41,10 @@ typedef struct {
     struct xf_exec_ctx {
         void *p;
         const xf_variant *v;
+        xf_stage stage;
+        void *args;  // a copy, to find later calls with the same args
+        size_t size;
+        int shared;  // p belongs to an earlier call
     } *ctx;             // one per primitive call, in call order
     int nctx, next_ctx;
     float **buf;        // scratch buffers, in request order

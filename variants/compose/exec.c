@@ -18,15 +18,34 @@ static void note_variant(xf_exec *ex, xf_stage stage, const xf_variant *v)
         snprintf(list + used, sizeof ex->stage_variants[stage] - used, "%s%s", used ? "+" : "", v->name);
 }
 
-void xf_exec_call(xf_exec *ex, xf_stage stage, const void *args)
+// The earlier call of this stage with the same args, or -1. Generation
+// makes thousands of calls over a few hundred distinct args: a linear scan
+// from the latest is enough.
+static int same_call(const xf_exec *ex, xf_stage stage, const void *args, size_t size)
+{
+    for (int i = ex->nctx - 1; i >= 0; i--) {
+        const struct xf_exec_ctx *c = &ex->ctx[i];
+        if (c->stage == stage && c->size == size && !memcmp(c->args, args, size)) return i;
+    }
+    return -1;
+}
+
+void xf_exec_call(xf_exec *ex, xf_stage stage, const void *args, size_t size)
 {
     if (ex->preparing) {
-        const xf_variant *v = ex->ops.pick ? ex->ops.pick(ex->ops.pick_user, stage, args) : ex->ops.op[stage];
-        void *ctx = NULL;
-        if (!v || (v->prepare && v->prepare(args, &ctx) != 0)) ex->failed = 1;
-        if (v) note_variant(ex, stage, v);
         ex->ctx = realloc(ex->ctx, (size_t)(ex->nctx + 1) * sizeof *ex->ctx);
-        ex->ctx[ex->nctx++] = (struct xf_exec_ctx){ctx, v};
+        const int earlier = same_call(ex, stage, args, size);
+        struct xf_exec_ctx c = {.stage = stage, .size = size, .args = malloc(size)};
+        if (c.args) memcpy(c.args, args, size);
+        else ex->failed = 1;
+        if (earlier >= 0) {
+            c.p = ex->ctx[earlier].p, c.v = ex->ctx[earlier].v, c.shared = 1;
+        } else {
+            c.v = ex->ops.pick ? ex->ops.pick(ex->ops.pick_user, stage, args) : ex->ops.op[stage];
+            if (!c.v || (c.v->prepare && c.v->prepare(args, &c.p) != 0)) ex->failed = 1;
+            if (c.v) note_variant(ex, stage, c.v);
+        }
+        ex->ctx[ex->nctx++] = c;
         return;
     }
     const struct xf_exec_ctx *c = &ex->ctx[ex->next_ctx++];
@@ -59,7 +78,8 @@ void xf_compose_release(xf_exec *ex)
 {
     for (int i = 0; i < ex->nctx; i++) {
         const xf_variant *v = ex->ctx[i].v;
-        if (ex->ctx[i].p && v && v->release) v->release(ex->ctx[i].p);
+        if (ex->ctx[i].p && v && v->release && !ex->ctx[i].shared) v->release(ex->ctx[i].p);
+        free(ex->ctx[i].args);
     }
     for (int i = 0; i < ex->nbuf; i++) free(ex->buf[i]);
     free(ex->ctx);

@@ -5,8 +5,11 @@
 #include "compose.h"
 
 void xf_exec_begin(xf_exec *ex, int preparing);
-// Prepare mode: prepare the stage's variant for args. Run mode: run it.
-void xf_exec_call(xf_exec *ex, xf_stage stage, const void *args);
+// Prepare mode: prepare the stage's variant for args (size bytes), or share
+// the context of an earlier call with the very same args (a variant's
+// prepare depends on its args only, and calls run one at a time). Run
+// mode: run it.
+void xf_exec_call(xf_exec *ex, xf_stage stage, const void *args, size_t size);
 // A scratch buffer of count floats, the same one on every pass.
 float *xf_exec_buffer(xf_exec *ex, size_t count);
 

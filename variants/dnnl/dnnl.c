@@ -337,9 +337,10 @@ static int attention_prepare(const void *args, void **ctx)
     if (!c->s) goto fail;
     // Heads as strided views of the (B,S,H*dk) activations.
     dnnl_dim_t qd[4] = {B, H, Q, D}, qs[4] = {Q * a->ldq, D, a->ldq, 1};
-    dnnl_dim_t kd[4] = {B, H, D, K}, ks[4] = {K * a->ldk, D, 1, a->ldk};
+    const dnnl_dim_t R = (dnnl_dim_t)xf_attention_kv_rows(a);
+    dnnl_dim_t kd[4] = {B, H, D, K}, ks[4] = {R * a->ldk, D, 1, a->ldk};
     dnnl_dim_t sd[4] = {B, H, Q, K};
-    dnnl_dim_t vd[4] = {B, H, K, D}, vs[4] = {K * a->ldv, D, a->ldv, 1};
+    dnnl_dim_t vd[4] = {B, H, K, D}, vs[4] = {R * a->ldv, D, a->ldv, 1};
     dnnl_dim_t od[4] = {B, H, Q, D}, os[4] = {Q * a->ldo, D, a->ldo, 1};
     dnnl_memory_desc_t qm = md_strides(4, qd, qs), km = md_strides(4, kd, ks), sm = md_tag(4, sd, dnnl_abcd),
                        vm = md_strides(4, vd, vs), om = md_strides(4, od, os);

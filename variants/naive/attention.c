@@ -18,7 +18,7 @@ void xf_naive_attention(const void *args, void *ctx)
             for (int i = 0; i < a->seq_q; i++) {
                 const float *q = a->q + ((size_t)b * a->seq_q + i) * a->ldq + (size_t)h * a->dk;
                 for (int j = 0; j < a->seq_k; j++) {
-                    const float *k = a->k + ((size_t)b * a->seq_k + j) * a->ldk + (size_t)h * a->dk;
+                    const float *k = a->k + (b * xf_attention_kv_rows(a) + j) * a->ldk + (size_t)h * a->dk;
                     float dot = 0.0f;
                     for (int d = 0; d < a->dk; d++) dot += q[d] * k[d];
                     p[j] = dot * scale;
@@ -28,7 +28,7 @@ void xf_naive_attention(const void *args, void *ctx)
                 for (int d = 0; d < a->dk; d++) {
                     float acc = 0.0f;
                     for (int j = 0; j < a->seq_k; j++)
-                        acc += p[j] * a->v[((size_t)b * a->seq_k + j) * a->ldv + (size_t)h * a->dk + d];
+                        acc += p[j] * a->v[(b * xf_attention_kv_rows(a) + j) * a->ldv + (size_t)h * a->dk + d];
                     out[d] = acc;
                 }
             }

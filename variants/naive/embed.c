@@ -14,7 +14,7 @@ void xf_naive_embed(const void *args, void *ctx)
             float *y = a->y + ((size_t)b * a->seq + s) * a->d_model;
             for (int c = 0; c < a->d_model; c++) {
                 float w = powf(10000.0f, -(float)(c & ~1) / (float)a->d_model);
-                float angle = (float)s * w;
+                float angle = (float)(a->pos0 + s) * w;
                 float pe = (c % 2 == 0) ? sinf(angle) : cosf(angle);
                 y[c] = row[c] * scale + pe;
             }

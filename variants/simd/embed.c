@@ -8,7 +8,7 @@
 
 typedef struct {
     int seq, d;
-    float *pe; // pe is (seq,d)
+    float *pe; // pe is (seq,d): positions pos0..pos0+seq-1
 } embed_ctx;
 
 int XF_FN(embed_prepare)(const void *args, void **ctx)
@@ -19,7 +19,7 @@ int XF_FN(embed_prepare)(const void *args, void **ctx)
     if (!e || !pe) return free(e), free(pe), -1;
     for (int s = 0; s < a->seq; s++)
         for (int c = 0; c < a->d_model; c++) {
-            double angle = xf_pe_angle(s, c, a->d_model);
+            double angle = xf_pe_angle(a->pos0 + s, c, a->d_model);
             pe[(size_t)s * a->d_model + c] = (float)(c % 2 == 0 ? sin(angle) : cos(angle));
         }
     *e = (embed_ctx){a->seq, a->d_model, pe};
