@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../isa/clock.h"
+#include "../isa/huge.h"
 #include "exec.h"
 
 // Adds v's name to the stage's list if it is not there yet.
@@ -58,9 +59,11 @@ void xf_exec_call(xf_exec *ex, xf_stage stage, const void *args, size_t size)
 float *xf_exec_buffer(xf_exec *ex, size_t count)
 {
     if (!ex->preparing) return ex->buf[ex->next_buf++];
-    // 64-byte aligned, a whole number of cache lines, as SIMD variants want.
+    // 64-byte aligned, a whole number of cache lines, as SIMD variants want;
+    // from 2 MiB on (a decode step's KV caches) in huge pages, which a step
+    // streams (isa/huge.h).
     size_t bytes = (count * sizeof(float) + 63) & ~(size_t)63;
-    float *b = aligned_alloc(64, bytes ? bytes : 64);
+    float *b = bytes >= ((size_t)2 << 20) ? xf_alloc_huge(bytes) : aligned_alloc(64, bytes ? bytes : 64);
     if (b) memset(b, 0, bytes);
     else ex->failed = 1;
     ex->buf = realloc(ex->buf, (size_t)(ex->nbuf + 1) * sizeof *ex->buf);

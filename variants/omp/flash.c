@@ -8,6 +8,7 @@
 #include "omp_family.h"
 
 typedef struct {
+    void *decode;     // few query rows: decode_attention.c's context, nothing else
     const xf_simd_kernels *k;
     float *kv;        // per (b,h): flash_kv_floats
     uint8_t *visible; // per b: flash_tiles
@@ -20,6 +21,7 @@ void xf_omp_flash_release(void *ctx)
 {
     flash_ctx *c = ctx;
     if (!c) return;
+    xf_omp_decode_attention_release(c->decode);
     if (c->ws)
         for (int t = 0; t < c->threads; t++) c->k->flash_ws_free(c->ws[t]);
     free(c->ws), free(c->kv), free(c->visible);
@@ -31,6 +33,11 @@ int xf_omp_flash_prepare(const void *args, void **ctx)
     const xf_attention_args *a = args;
     flash_ctx *c = calloc(1, sizeof *c);
     if (!c) return -1;
+    if (a->seq_q <= XF_FEW_ROWS) {
+        if (xf_omp_decode_attention_prepare(args, &c->decode) != 0) return free(c), -1;
+        *ctx = c;
+        return 0;
+    }
     c->k = xf_simd_best_kernels();
     c->threads = xf_omp_threads();
     c->kv_floats = c->k->flash_kv_floats(a->seq_k, a->dk);
@@ -53,6 +60,10 @@ void xf_omp_flash_run(const void *args, void *ctx)
 {
     const xf_attention_args *a = args;
     const flash_ctx *c = ctx;
+    if (c->decode) {
+        xf_omp_decode_attention_run(args, c->decode);
+        return;
+    }
     const int br = c->k->flash_br(), blocks = (a->seq_q + br - 1) / br;
 #pragma omp parallel num_threads(c->threads)
     {

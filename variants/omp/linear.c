@@ -12,12 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../isa/huge.h"
 #include "omp_family.h"
 
 typedef struct {
     const xf_simd_kernels *k;
     float *bp, *bias;
-    int threads;
+    int threads, few_rows;
 } linear_ctx;
 
 void xf_omp_linear_release(void *ctx)
@@ -35,6 +36,16 @@ int xf_omp_linear_prepare(const void *args, void **ctx)
     if (!l) return -1;
     l->k = xf_simd_best_kernels();
     l->threads = xf_omp_threads();
+    if (a->m <= XF_FEW_ROWS) { // a decode step: weights copied as they are into huge pages
+        l->few_rows = 1;
+        if (!(l->bp = xf_alloc_huge((size_t)a->n * a->k * sizeof(float)))) {
+            xf_omp_linear_release(l);
+            return -1;
+        }
+        memcpy(l->bp, a->w, (size_t)a->n * a->k * sizeof(float));
+        *ctx = l;
+        return 0;
+    }
     const size_t panels = (size_t)(a->n + l->k->gemm_nr - 1) / l->k->gemm_nr;
     l->bp = aligned_alloc(64, (l->k->packed_b_floats(a->n, a->k) * sizeof(float) + 63) / 64 * 64 + 64);
     if (a->b) l->bias = calloc(panels * l->k->gemm_nr, sizeof(float));
@@ -54,6 +65,20 @@ void xf_omp_linear_run(const void *args, void *ctx)
     const xf_linear_args *a = args;
     const linear_ctx *l = ctx;
     const xf_simd_kernels *k = l->k;
+    if (l->few_rows) {
+        // Each thread its share of the output columns (16 at a time):
+        // every weight row is read by one thread only, once.
+        const int units = (a->n + 15) / 16;
+        xf_linear_args in_place = *a;
+        in_place.w = l->bp;
+#pragma omp parallel num_threads(l->threads)
+        {
+            const int t = xf_omp_thread(), nt = xf_omp_team_size();
+            const int ja = (int)((long)units * t / nt) * 16, jz = (int)((long)units * (t + 1) / nt) * 16;
+            if (ja < jz) k->linear_rows(&in_place, ja, jz < a->n ? jz : a->n);
+        }
+        return;
+    }
     if (a->k == 0) {
         k->gemm_k0(a->m, a->n, l->bias, a->relu, a->y, a->n);
         return;

@@ -42,5 +42,10 @@ void xf_omp_embed_release(void *ctx);
 int xf_omp_flash_prepare(const void *args, void **ctx);
 void xf_omp_flash_run(const void *args, void *ctx);
 void xf_omp_flash_release(void *ctx);
+// A decode step's few query rows (decode_attention.c): run by flash when
+// seq_q <= XF_FEW_ROWS.
+int xf_omp_decode_attention_prepare(const void *args, void **ctx);
+void xf_omp_decode_attention_run(const void *args, void *ctx);
+void xf_omp_decode_attention_release(void *ctx);
 
 #endif

@@ -162,13 +162,14 @@ typedef struct {
     void *ws;
     float *kv;
     uint8_t *visible;
+    float *row_s, *row_o, *row_ml; // few query rows: scores (heads,seq_k), outputs (heads,dk), max and sum (2 heads)
 } flash_ctx;
 
 void XF_FN(flash_release)(void *ctx)
 {
     flash_ctx *c = ctx;
     if (!c) return;
-    XF_FN(flash_ws_free)(c->ws), free(c->kv), free(c->visible);
+    XF_FN(flash_ws_free)(c->ws), free(c->kv), free(c->visible), free(c->row_s), free(c->row_o), free(c->row_ml);
     free(c);
 }
 
@@ -177,6 +178,17 @@ int XF_FN(flash_prepare)(const void *args, void **ctx)
     const xf_attention_args *a = args;
     flash_ctx *c = calloc(1, sizeof *c);
     if (!c) return -1;
+    if (a->seq_q <= XF_FEW_ROWS) { // decode.c's rows: nothing packed
+        c->row_s = malloc((size_t)a->heads * a->seq_k * sizeof(float) + 64);
+        c->row_o = malloc((size_t)a->heads * a->dk * sizeof(float) + 64);
+        c->row_ml = malloc(2 * (size_t)a->heads * sizeof(float));
+        if (!c->row_s || !c->row_o || !c->row_ml) {
+            XF_FN(flash_release)(c);
+            return -1;
+        }
+        *ctx = c;
+        return 0;
+    }
     c->ws = XF_FN(flash_ws_new)(a->dk);
     c->kv = malloc(XF_FN(flash_kv_floats)(a->seq_k, a->dk) * sizeof(float));
     c->visible = malloc((size_t)XF_FN(flash_tiles)(a->seq_k) + 1);
@@ -193,6 +205,15 @@ void XF_FN(flash_run)(const void *args, void *ctx)
 {
     const xf_attention_args *a = args;
     flash_ctx *c = ctx;
+    if (c->row_s) {
+        float *m = c->row_ml, *l = c->row_ml + a->heads;
+        for (int b = 0; b < a->batch; b++)
+            for (int i = 0; i < a->seq_q; i++) {
+                XF_FN(attend_heads)(a, b, i, 0, a->seq_k, c->row_s, c->row_o, m, l);
+                XF_FN(attend_finish)(a, b, i, c->row_o, l);
+            }
+        return;
+    }
     for (int b = 0; b < a->batch; b++) {
         XF_FN(flash_visible_tiles)(a, b, c->visible);
         for (int h = 0; h < a->heads; h++) {

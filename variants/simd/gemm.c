@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "../isa/blocking.h"
+#include "../isa/huge.h"
 #include "simd.h"
 
 // Panels of B in a column block, rows of A in a row block (a multiple of
@@ -182,9 +183,11 @@ void XF_FN(gemm)(int m, int n, int k, const float *a, int lda, const float *bp,
 }
 
 // linear: the weight is packed (and the bias padded to whole panels) once,
-// in prepare.
+// in prepare; for a decode step's few rows it is copied as it is into huge
+// pages (isa/huge.h), where decode.c streams it.
 typedef struct {
     float *bp, *bias;
+    int few_rows;
 } linear_ctx;
 
 int XF_FN(linear_prepare)(const void *args, void **ctx)
@@ -192,6 +195,16 @@ int XF_FN(linear_prepare)(const void *args, void **ctx)
     const xf_linear_args *a = args;
     linear_ctx *l = calloc(1, sizeof *l);
     if (!l) return -1;
+    if (a->m <= XF_FEW_ROWS) {
+        l->few_rows = 1;
+        if (!(l->bp = xf_alloc_huge((size_t)a->n * a->k * sizeof(float)))) {
+            XF_FN(linear_release)(l);
+            return -1;
+        }
+        memcpy(l->bp, a->w, (size_t)a->n * a->k * sizeof(float));
+        *ctx = l;
+        return 0;
+    }
     size_t padded = (size_t)panels(a->n, XF_GEMM_NR) * XF_GEMM_NR;
     l->bp = aligned_alloc(64, (XF_FN(packed_b_floats)(a->n, a->k) * sizeof(float) + 63) / 64 * 64 + 64);
     if (a->b) l->bias = calloc(padded, sizeof(float));
@@ -210,7 +223,12 @@ void XF_FN(linear_run)(const void *args, void *ctx)
 {
     const xf_linear_args *a = args;
     linear_ctx *l = ctx;
-    XF_FN(gemm)(a->m, a->n, a->k, a->x, a->k, l->bp, l->bias, a->relu, a->y, a->n);
+    if (l->few_rows) {
+        xf_linear_args in_place = *a;
+        in_place.w = l->bp;
+        XF_FN(linear_rows)(&in_place, 0, a->n);
+    }
+    else XF_FN(gemm)(a->m, a->n, a->k, a->x, a->k, l->bp, l->bias, a->relu, a->y, a->n);
 }
 
 void XF_FN(linear_release)(void *ctx)

@@ -24,6 +24,13 @@
 // pass finds them.
 #include "../isa/blocking.h"
 
+// Calls with at most this many rows (a linear's m, an attention's query rows
+// per head) are decode-step shapes: they run the row kernels of decode.c,
+// which read weights and K/V in place, instead of packing them for the
+// GEMM micro-kernel, which would waste most of its MR rows. Measured on
+// Zen 3 (docs/performance.md, Decoding).
+enum { XF_FEW_ROWS = 4 };
+
 // The pieces other families call, each listed once as X(return type, name,
 // parameters): simd.h declares them per ISA (XF_FN(name)), xf_simd_kernels
 // below has a field for each, simd/family.c fills it.
@@ -36,6 +43,11 @@
 // - softmax_row: one masked, scaled softmax row in place.
 // - The embed variant's prepare (the PE table), its table (seq,d), release.
 // - Fused attention by query blocks of flash_br() rows (flash.c).
+// - Decode-step kernels (decode.c): linear_rows, columns j0..j1 of a
+//   linear of few rows; attend_heads, one query row of every head over keys
+//   j0..j1 as a flash-decoding partial (unnormalised outputs (heads,dk),
+//   their maxima m and sums l); attend_finish, the row's output from a
+//   merged partial.
 #define XF_SIMD_PIECES(X)                                                                                     \
     X(size_t, packed_b_floats, (int n, int k))                                                                 \
     X(void, pack_b_nk, (const float *w, int ldw, int n, int k, float *bp))                                     \
@@ -58,7 +70,11 @@
     X(void, flash_pack_head, (const xf_attention_args *a, int b, int h, float *kv))                            \
     X(void, flash_visible_tiles, (const xf_attention_args *a, int b, uint8_t *visible))                        \
     X(void, flash_block,                                                                                       \
-      (const xf_attention_args *a, const float *kv, const uint8_t *visible, void *ws, int b, int h, int i0))
+      (const xf_attention_args *a, const float *kv, const uint8_t *visible, void *ws, int b, int h, int i0))   \
+    X(void, linear_rows, (const xf_linear_args *a, int j0, int j1))                                            \
+    X(void, attend_heads,                                                                                      \
+      (const xf_attention_args *a, int b, int i, int j0, int j1, float *s, float *o, float *m, float *l))      \
+    X(void, attend_finish, (const xf_attention_args *a, int b, int i, const float *o, const float *l))
 
 typedef struct {
     const char *family; // "avx512", "avx2"

@@ -1,27 +1,26 @@
-// lm_head as the SIMD GEMM: the embedding table is (vocab,d), a PyTorch
-// weight's layout, so it packs as B^T once in prepare; no bias, no ReLU.
-#include <stdlib.h>
-
+// lm_head as this family's linear: the embedding table is (vocab,d), a
+// PyTorch weight's layout, so the tied head is a bias-free linear with the
+// table as its weight (packed as B^T once in prepare for the GEMM, read as
+// it is by a decode step's few rows).
 #include "simd.h"
 
-// x is (rows,d), table is (vocab,d), logits are (rows,vocab); ctx is the
-// packed table.
+static xf_linear_args as_linear(const xf_lm_head_args *a)
+{
+    return (xf_linear_args){.m = a->rows, .n = a->vocab, .k = a->d_model, .x = a->x, .w = a->table,
+                            .y = a->logits};
+}
+
+// x is (rows,d), table is (vocab,d), logits are (rows,vocab)
 void XF_FN(lm_head_run)(const void *args, void *ctx)
 {
-    const xf_lm_head_args *a = args;
-    XF_FN(gemm)(a->rows, a->vocab, a->d_model, a->x, a->d_model, ctx, NULL, 0, a->logits, a->vocab);
+    const xf_linear_args l = as_linear(args);
+    XF_FN(linear_run)(&l, ctx);
 }
 
 int XF_FN(lm_head_prepare)(const void *args, void **ctx)
 {
-    const xf_lm_head_args *a = args;
-    // As linear_prepare: whole 64-byte lines, and one more.
-    float *bp =
-        aligned_alloc(64, (XF_FN(packed_b_floats)(a->vocab, a->d_model) * sizeof(float) + 63) / 64 * 64 + 64);
-    if (!bp) return -1;
-    XF_FN(pack_b_nk)(a->table, a->d_model, a->vocab, a->d_model, bp);
-    *ctx = bp;
-    return 0;
+    const xf_linear_args l = as_linear(args);
+    return XF_FN(linear_prepare)(&l, ctx);
 }
 
-void XF_FN(lm_head_release)(void *ctx) { free(ctx); }
+void XF_FN(lm_head_release)(void *ctx) { XF_FN(linear_release)(ctx); }
