@@ -365,6 +365,9 @@ static void bench_instance(xf_instance *in, entry *es, int n, const xf_options *
                tm.spread_pct, in->flops / tm.median_ns, in->useful_flops / tm.median_ns,
                in->bytes / tm.median_ns, rates.pct_peak, xf_roof_name(rates.roof), e->r.prepare_ns / 1e6,
                r.worst_ratio, e->r.v ? "" : "  ran: ", e->r.v ? "" : comp);
+        if (in->tokens > 0)
+            printf("  decoding: %.1f tokens/s, %.3f ms per step (%.0f tokens in %.0f steps)\n",
+                   in->tokens / tm.median_ns * 1e9, tm.median_ns / in->steps / 1e6, in->tokens, in->steps);
         if (breakdown) print_breakdown(e, &tm);
         if (csv) xf_csv_row(csv, in, e->r.name, e->cflags, o->threads, &r, &tm, e->r.prepare_ns, &rates, m,
                            e->r.v ? NULL : &e->r.ex);

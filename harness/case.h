@@ -68,6 +68,7 @@ typedef struct xf_instance {
     int model_bound;               // 1: error-model bound (compound), 0: componentwise
     double flops, bytes;
     double useful_flops;           // flops less the masked attention pairs (kernels/counts.c)
+    double tokens, steps;          // decoding: tokens a call produces, in how many steps (0: not decoding)
     void **owned;                  // inputs and weights, freed with the instance
     int nowned;
 } xf_instance;

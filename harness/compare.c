@@ -87,6 +87,9 @@ static void load(const char *path, run *r)
     const int nh = split(head, names);
     int key_col[NKEY], ns_col = nh > 0 ? column(names, nh, "median_ns") : -1;
     int passed_col = nh > 0 ? column(names, nh, "passed") : -1;
+    // The stage's own description tells apart what the columns above do
+    // not (decode_layer's depth, generate's vocab); CSVs before it lack it.
+    const int shape_col = nh > 0 ? column(names, nh, "shape") : -1;
     for (int i = 0; i < NKEY; i++)
         if ((key_col[i] = nh > 0 ? column(names, nh, KEY[i]) : -1) < 0)
             xf_die_usage("compare: '%s' is not an xfbench CSV (no '%s' column)", path, KEY[i]);
@@ -113,6 +116,12 @@ static void load(const char *path, run *r)
                 len = strlen(shape);
                 snprintf(shape + len, sizeof shape - len, "%s%s=%s", len ? " " : "", KEY[i], v[key_col[i]]);
             }
+        }
+        if (shape_col >= 0) {
+            size_t len = strlen(key);
+            snprintf(key + len, sizeof key - len, ",%s", v[shape_col]);
+            if (!strncmp(v[key_col[0]], "decode", 6) || !strcmp(v[key_col[0]], "generate"))
+                snprintf(shape, sizeof shape, "%s", v[shape_col]);
         }
         run_case *c = find_or_add(r, key);
         snprintf(c->stage, sizeof c->stage, "%s", v[key_col[0]]);

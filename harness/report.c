@@ -21,7 +21,7 @@ static const char HEADER[] =
     "stage,variant,batch,heads,dk,seq_q,seq_k,d_model,d_ff,layers,n,k,relu,pad,causal,"
     "threads,reps,median_ns,min_ns,spread_pct,prepare_ns,gflops,gbps,pct_peak,"
     "max_abs_err,max_rel_err,nmse,err_over_bound,passed,cpu,isa,compiler,cflags,commit,date,"
-    "stage_ms,host,useful_gflops,useful_pct_peak,roof,composition,shape\n";
+    "stage_ms,host,useful_gflops,useful_pct_peak,roof,composition,shape,tokens_per_s,ms_per_step\n";
 
 FILE *xf_csv_open(const char *path, const char **why)
 {
@@ -87,5 +87,10 @@ void xf_csv_row(FILE *f, const xf_instance *in, const char *variant, const char 
     // so scripts need no per-stage knowledge to name a case.
     char shape[256];
     xf_case_describe(c, shape, sizeof shape);
-    fprintf(f, ",%s,\"%s\"\n", rates->composition ? rates->composition : "", shape);
+    fprintf(f, ",%s,\"%s\",", rates->composition ? rates->composition : "", shape);
+    // Decoding: tokens per second (batch x steps over the time) and the
+    // mean time of a step (generate's includes its share of the encoder).
+    if (t && in->tokens > 0) fprintf(f, "%.2f,%.4f", in->tokens / t->median_ns * 1e9, t->median_ns / in->steps / 1e6);
+    else fputc(',', f);
+    fputc('\n', f);
 }

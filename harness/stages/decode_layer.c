@@ -57,6 +57,7 @@ static int build(xf_instance *in, xf_rng *r)
     a->self_kv = self_kv, a->cross_kv = cross_kv, a->y = in->out[0].data;
     in->flops = xf_decode_layer_flops(a), in->bytes = xf_decode_layer_bytes(a);
     in->useful_flops = xf_decode_layer_useful_flops(a);
+    in->tokens = c->batch, in->steps = 1;
     return 0;
 }
 

@@ -37,6 +37,7 @@ static int build(xf_instance *in, xf_rng *r)
     a->memory = in->out[0].data, a->y = in->out[1].data, a->logits = in->out[2].data;
     in->flops = xf_generate_flops(a), in->bytes = xf_generate_bytes(a);
     in->useful_flops = xf_generate_useful_flops(a);
+    in->tokens = (double)c->batch * c->seq_q, in->steps = c->seq_q;
     return 0;
 }
 
