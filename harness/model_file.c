@@ -302,6 +302,16 @@ static int row_fully_masked(const xf_forward_args *a, int is_memory, int b, int 
     return 1;
 }
 
+// A row at a padded position: zero by xfbench's contract (docs/design.md,
+// Masking), whatever PyTorch leaves there (its fast path zeros, its
+// general path a value no one reads), so not compared.
+static int row_padded(const xf_forward_args *a, int is_memory, int b, int row)
+{
+    const uint8_t *pad = is_memory ? a->src_pad : a->tgt_pad;
+    int seq = is_memory ? a->seq_s : a->seq_t;
+    return pad && pad[(size_t)b * seq + row];
+}
+
 // |x - torch| <= 2 * bound: the bound (8 sigma of the error model) holds
 // for xfbench's fp32 result against the fp64 reference, and PyTorch's fp32
 // result is assumed to meet the same model (its exp, rsqrt and GEMMs round
@@ -312,11 +322,15 @@ static int compare_one(const xf_forward_args *a, int is_memory, const char *what
                        double factor, FILE *out)
 {
     double max_abs = 0, max_rel = 0, se = 0, sr = 0, worst = 0;
-    long excluded = 0, bad = 0;
+    long excluded = 0, padded = 0, bad = 0;
     int d = a->heads * a->dk, seq = is_memory ? a->seq_s : a->seq_t;
     for (size_t i = 0; i < count; i++) {
         double v = x32 ? x32[i] : x64[i], t = torch[i];
         int b = (int)(i / ((size_t)seq * d)), row = (int)(i / d % seq);
+        if (row_padded(a, is_memory, b, row)) {
+            padded += i % d == 0;
+            continue;
+        }
         if (isnan(t) && row_fully_masked(a, is_memory, b, row)) {
             excluded++;
             continue;
@@ -331,6 +345,7 @@ static int compare_one(const xf_forward_args *a, int is_memory, const char *what
     }
     fprintf(out, "%s %-28s max_abs=%.3g max_rel=%.3g nmse=%.3g err/bound=%.3g [%gx model 8 sigma]",
             bad ? "FAIL" : "PASS", what, max_abs, max_rel, sr > 0 ? se / sr : se, worst, factor);
+    if (padded) fprintf(out, " (%ld padded rows left out: zero by contract)", padded);
     if (excluded) fprintf(out, " (%ld elements of fully masked rows left out: PyTorch gives NaN)", excluded);
     if (bad) fprintf(out, " %ld elements out of bound", bad);
     fputc('\n', out);

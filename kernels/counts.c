@@ -1,7 +1,9 @@
 // FLOP and byte counts of the compound stages: the sums of the primitive
-// stage calls they are made of. Dense FLOPs count masked attention work;
-// useful FLOPs count only the visible (query, key) pairs of attention (and
-// every linear's dense work, since every row is computed).
+// stage calls they are made of. Dense FLOPs count every row and every
+// (query, key) pair of the padded batch; useful FLOPs only what must be
+// done: the rows of real tokens in linears, FFN and Add & Norm, and the
+// visible (query, key) pairs of real queries in attention (the
+// compositions skip the rest: variants/compose/compose.c).
 #include "add_layernorm.h"
 #include "attention.h"
 #include "decode.h"
@@ -39,48 +41,80 @@ double xf_attention_useful_flops(const xf_attention_args *a)
     return 4.0 * a->heads * a->dk * xf_visible_pairs(a->key_pad, a->batch, a->seq_q, a->seq_k, a->causal);
 }
 
-static void add_linear(cost *c, int m, int n, int k)
+// Rows of real tokens of a padded batch (batch,seq).
+static int real_rows(const uint8_t *pad, int batch, int seq)
+{
+    int n = 0;
+    for (int i = 0; i < batch * seq; i++) n += !pad || !pad[i];
+    return n;
+}
+
+// m rows, `real` of them real.
+static void add_linear_rows(cost *c, int m, int real, int n, int k)
 {
     xf_linear_args l = {.m = m, .n = n, .k = k, .b = (const float *)1};
     c->flops += xf_linear_flops(&l);
-    c->useful += xf_linear_flops(&l);
     c->bytes += xf_linear_bytes(&l);
+    l.m = real;
+    c->useful += xf_linear_flops(&l);
+}
+
+static void add_linear(cost *c, int m, int n, int k) { add_linear_rows(c, m, m, n, k); }
+
+// Useful: the visible pairs of real queries only (q_pad: the queries'
+// padding, NULL if none).
+static void add_attention_rows(cost *c, int batch, int heads, int dk, int seq_q, int seq_k, const uint8_t *q_pad,
+                               const uint8_t *key_pad, int causal)
+{
+    xf_attention_args at = {.batch = batch, .heads = heads, .dk = dk, .seq_q = seq_q,
+                            .seq_k = seq_k, .key_pad = key_pad, .causal = causal};
+    c->flops += xf_attention_flops(&at);
+    c->bytes += xf_attention_bytes(&at);
+    double pairs = 0.0;
+    for (int b = 0; b < batch; b++)
+        for (int i = 0; i < seq_q; i++) {
+            if (q_pad && q_pad[(size_t)b * seq_q + i]) continue;
+            for (int j = 0; j < seq_k; j++)
+                pairs += xf_key_visible(key_pad ? key_pad + (size_t)b * seq_k : NULL, causal, i, j);
+        }
+    c->useful += 4.0 * heads * dk * pairs;
 }
 
 static void add_attention(cost *c, int batch, int heads, int dk, int seq_q, int seq_k,
                           const uint8_t *key_pad, int causal)
 {
-    xf_attention_args at = {.batch = batch, .heads = heads, .dk = dk, .seq_q = seq_q,
-                            .seq_k = seq_k, .key_pad = key_pad, .causal = causal};
-    c->flops += xf_attention_flops(&at);
-    c->useful += xf_attention_useful_flops(&at);
-    c->bytes += xf_attention_bytes(&at);
+    add_attention_rows(c, batch, heads, dk, seq_q, seq_k, NULL, key_pad, causal);
 }
 
-static void add_norm(cost *c, int rows, int d)
+static void add_norm_rows(cost *c, int rows, int real, int d)
 {
     xf_add_layernorm_args n = {.rows = rows, .d = d};
     c->flops += xf_add_layernorm_flops(&n);
-    c->useful += xf_add_layernorm_flops(&n);
     c->bytes += xf_add_layernorm_bytes(&n);
+    n.rows = real;
+    c->useful += xf_add_layernorm_flops(&n);
 }
 
-static void add_ffn(cost *c, int m, int d, int d_ff)
+static void add_norm(cost *c, int rows, int d) { add_norm_rows(c, rows, rows, d); }
+
+static void add_ffn_rows(cost *c, int m, int real, int d, int d_ff)
 {
-    add_linear(c, m, d_ff, d);
-    add_linear(c, m, d, d_ff);
+    add_linear_rows(c, m, real, d_ff, d);
+    add_linear_rows(c, m, real, d, d_ff);
 }
+
+static void add_ffn(cost *c, int m, int d, int d_ff) { add_ffn_rows(c, m, m, d, d_ff); }
 
 static cost encoder_cost(int batch, int seq, int heads, int dk, int d_ff, const uint8_t *src_pad)
 {
     cost c = {0, 0, 0};
-    const int d = heads * dk, rows = batch * seq;
-    add_linear(&c, rows, 3 * d, d);
-    add_attention(&c, batch, heads, dk, seq, seq, src_pad, 0);
-    add_linear(&c, rows, d, d);
-    add_norm(&c, rows, d);
-    add_ffn(&c, rows, d, d_ff);
-    add_norm(&c, rows, d);
+    const int d = heads * dk, rows = batch * seq, real = real_rows(src_pad, batch, seq);
+    add_linear_rows(&c, rows, real, 3 * d, d);
+    add_attention_rows(&c, batch, heads, dk, seq, seq, src_pad, src_pad, 0);
+    add_linear_rows(&c, rows, real, d, d);
+    add_norm_rows(&c, rows, real, d);
+    add_ffn_rows(&c, rows, real, d, d_ff);
+    add_norm_rows(&c, rows, real, d);
     return c;
 }
 
@@ -88,18 +122,18 @@ static cost decoder_cost(int batch, int seq_t, int seq_s, int heads, int dk, int
                          const uint8_t *tgt_pad, const uint8_t *src_pad)
 {
     cost c = {0, 0, 0};
-    const int d = heads * dk, rows = batch * seq_t;
-    add_linear(&c, rows, 3 * d, d);
-    add_attention(&c, batch, heads, dk, seq_t, seq_t, tgt_pad, 1);
-    add_linear(&c, rows, d, d);
-    add_norm(&c, rows, d);
-    add_linear(&c, rows, d, d);
-    add_linear(&c, batch * seq_s, 2 * d, d);
-    add_attention(&c, batch, heads, dk, seq_t, seq_s, src_pad, 0);
-    add_linear(&c, rows, d, d);
-    add_norm(&c, rows, d);
-    add_ffn(&c, rows, d, d_ff);
-    add_norm(&c, rows, d);
+    const int d = heads * dk, rows = batch * seq_t, real = real_rows(tgt_pad, batch, seq_t);
+    add_linear_rows(&c, rows, real, 3 * d, d);
+    add_attention_rows(&c, batch, heads, dk, seq_t, seq_t, tgt_pad, tgt_pad, 1);
+    add_linear_rows(&c, rows, real, d, d);
+    add_norm_rows(&c, rows, real, d);
+    add_linear_rows(&c, rows, real, d, d);
+    add_linear_rows(&c, batch * seq_s, real_rows(src_pad, batch, seq_s), 2 * d, d);
+    add_attention_rows(&c, batch, heads, dk, seq_t, seq_s, tgt_pad, src_pad, 0);
+    add_linear_rows(&c, rows, real, d, d);
+    add_norm_rows(&c, rows, real, d);
+    add_ffn_rows(&c, rows, real, d, d_ff);
+    add_norm_rows(&c, rows, real, d);
     return c;
 }
 
@@ -116,8 +150,8 @@ static cost forward_cost(const xf_forward_args *a)
     c.flops += a->enc_layers * e.flops + a->dec_layers * dd.flops;
     c.useful += a->enc_layers * e.useful + a->dec_layers * dd.useful;
     c.bytes += a->enc_layers * e.bytes + a->dec_layers * dd.bytes;
-    if (a->enc_norm.gamma) add_norm(&c, a->batch * a->seq_s, d);
-    if (a->dec_norm.gamma) add_norm(&c, a->batch * a->seq_t, d);
+    if (a->enc_norm.gamma) add_norm_rows(&c, a->batch * a->seq_s, real_rows(a->src_pad, a->batch, a->seq_s), d);
+    if (a->dec_norm.gamma) add_norm_rows(&c, a->batch * a->seq_t, real_rows(a->tgt_pad, a->batch, a->seq_t), d);
     return c;
 }
 
@@ -183,7 +217,8 @@ static cost generate_cost(const xf_generate_args *a)
                            .d_ff = a->d_ff, .enc_layers = a->enc_layers, .src_ids = a->src_ids,
                            .enc_norm = a->enc_norm, .src_pad = a->src_pad};
     cost c = forward_cost(&enc);
-    for (int l = 0; l < a->dec_layers; l++) add_linear(&c, a->batch * a->seq_s, 2 * d, d);
+    for (int l = 0; l < a->dec_layers; l++)
+        add_linear_rows(&c, a->batch * a->seq_s, real_rows(a->src_pad, a->batch, a->seq_s), 2 * d, d);
     xf_embed_args e = {.batch = a->batch, .seq = 1, .d_model = d};
     xf_lm_head_args h = {.rows = a->batch, .d_model = d, .vocab = a->vocab};
     for (int t = 0; t < a->steps; t++) {

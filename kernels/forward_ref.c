@@ -39,6 +39,18 @@ static void final_norm(int rows, int d, const xf_norm_weights *n, double math_ul
     free(yvar);
 }
 
+// Rows at padded positions are zero with zero variance (the contract,
+// docs/design.md, Masking): after the final norm, which would map them to
+// beta.
+static void zero_padded(double *val, double *var, const uint8_t *pad, size_t rows, int d)
+{
+    for (size_t r = 0; pad && r < rows; r++)
+        if (pad[r]) {
+            memset(val + r * d, 0, (size_t)d * sizeof(double));
+            memset(var + r * d, 0, (size_t)d * sizeof(double));
+        }
+}
+
 // Each layer reads its input buffer and writes the other one, so the
 // activations stay in two buffers however many layers there are.
 void xf_ref_forward_d(const xf_forward_args *a, double math_ulp, double *memory,
@@ -59,6 +71,7 @@ void xf_ref_forward_d(const xf_forward_args *a, double math_ulp, double *memory,
         memcpy(xvar, memvar, src_count * sizeof(double));
     }
     if (a->enc_norm.gamma) final_norm(a->batch * a->seq_s, d, &a->enc_norm, math_ulp, x, xvar);
+    zero_padded(x, xvar, a->src_pad, (size_t)a->batch * a->seq_s, d);
     memcpy(memory, x, src_count * sizeof(double));
     memcpy(memvar, xvar, src_count * sizeof(double));
     free(x);
@@ -75,6 +88,7 @@ void xf_ref_forward_d(const xf_forward_args *a, double math_ulp, double *memory,
         memcpy(xvar, yvar, tgt_count * sizeof(double));
     }
     if (a->dec_norm.gamma) final_norm(a->batch * a->seq_t, d, &a->dec_norm, math_ulp, x, xvar);
+    zero_padded(x, xvar, a->tgt_pad, (size_t)a->batch * a->seq_t, d);
     memcpy(y, x, tgt_count * sizeof(double));
     memcpy(yvar, xvar, tgt_count * sizeof(double));
     free(x);

@@ -76,6 +76,17 @@ static act ffn(int m, int d, int d_ff, act x, const xf_ffn_weights *w)
     return y;
 }
 
+// Rows at padded positions are zero with zero variance: the contract
+// (docs/design.md, Masking), so a variant must not compute them.
+static void zero_padded(act *a, const uint8_t *pad, size_t rows, int d)
+{
+    for (size_t r = 0; pad && r < rows; r++)
+        if (pad[r]) {
+            memset(a->val + r * d, 0, (size_t)d * sizeof(double));
+            memset(a->var + r * d, 0, (size_t)d * sizeof(double));
+        }
+}
+
 static act act_copy(const double *val, const double *var, size_t count)
 {
     act a = act_new(count);
@@ -112,6 +123,7 @@ void xf_ref_encoder_layer_d(const xf_encoder_layer_args *a, const double *x,
     add_norm(rows, d, &h, &sa, &a->w->norm1, math_ulp);
     act ff = ffn(rows, d, a->d_ff, h, &a->w->ffn);
     add_norm(rows, d, &h, &ff, &a->w->norm2, math_ulp);
+    zero_padded(&h, a->src_pad, (size_t)rows, d);
     act_store(&h, y, yvar, count);
 }
 
@@ -131,6 +143,7 @@ void xf_ref_decoder_layer_d(const xf_decoder_layer_args *a, const double *x,
     add_norm(rows, d, &h, &ca, &a->w->norm2, math_ulp);
     act ff = ffn(rows, d, a->d_ff, h, &a->w->ffn);
     add_norm(rows, d, &h, &ff, &a->w->norm3, math_ulp);
+    zero_padded(&h, a->tgt_pad, (size_t)rows, d);
     act_free(&m);
     act_store(&h, y, yvar, count);
 }

@@ -1,6 +1,6 @@
 // xfbench with the deliberately broken variants of variants/mutant
 // registered: the tests run it and require every mutant to FAIL. A leading
-// `--plant BUG` also plants a bug in the decode composition
+// `--plant BUG` also plants a bug in the compositions
 // (variants/compose/compose.h), which the decode checks must catch.
 #include <stdio.h>
 #include <string.h>
@@ -12,13 +12,13 @@ extern const xf_family xf_family_mutant;
 
 int main(int argc, char **argv)
 {
-    static const char *const bugs[] = {"cache-short", "append-late", "cross-reads-self"};
+    static const char *const bugs[] = {"cache-short", "append-late", "cross-reads-self", "pad-rows-left"};
     if (argc >= 3 && !strcmp(argv[1], "--plant")) {
         int found = 0;
-        for (int i = 0; i < 3; i++)
+        for (int i = 0; i < 4; i++)
             if (!strcmp(argv[2], bugs[i])) xf_compose_planted_bug = (xf_compose_bug)(i + 1), found = 1;
         if (!found) {
-            fprintf(stderr, "xfbench-mutants: --plant: '%s' is not cache-short, append-late or cross-reads-self\n",
+            fprintf(stderr, "xfbench-mutants: --plant: '%s' is not cache-short, append-late, cross-reads-self or pad-rows-left\n",
                     argv[2]);
             return 2;
         }

@@ -2,283 +2,252 @@
 // kernels/layers_ref.c and kernels/forward_ref.c. Self-attention uses one
 // packed QKV linear (n = 3 d_model), cross-attention a Q linear on the
 // decoder stream and a packed KV linear on memory, as PyTorch does.
+//
+// Padded batches without padded work: a layer's linears, FFN and Add &
+// Norms run on the real tokens only, gathered into compact rows
+// (parts.h), and attention on their queries and keys only, one call per
+// batch element of its own lengths (every compact key is visible, so no
+// padding mask is passed). Outputs at padded rows are zeros, as the
+// reference's are (the contract: docs/design.md, Masking). A batch
+// without padding runs as one call per primitive, as before.
 #include <string.h>
 
-#include "exec.h"
+#include "parts.h"
 
 xf_compose_bug xf_compose_planted_bug = XF_BUG_NONE;
 
-static void linear(xf_exec *ex, int m, int n, int k, const float *x, const float *w,
-                   const float *b, int relu, float *y)
+void xf_part_linear(xf_exec *ex, int m, int n, int k, const float *x, const float *w, const float *b, int relu,
+                    float *y)
 {
     xf_linear_args a = {.m = m, .n = n, .k = k, .x = x, .w = w, .b = b, .relu = relu, .y = y};
     xf_exec_call(ex, XF_LINEAR, &a, sizeof a);
 }
 
-static void add_norm(xf_exec *ex, int rows, int d, const float *x, const float *r,
-                     const xf_norm_weights *n, float *y)
+void xf_part_add_norm(xf_exec *ex, int rows, int d, const float *x, const float *r, const xf_norm_weights *n,
+                      float *y)
 {
-    xf_add_layernorm_args a = {.rows = rows, .d = d, .x = x, .r = r, .gamma = n->gamma,
-                               .beta = n->beta, .y = y};
+    xf_add_layernorm_args a = {.rows = rows, .d = d, .x = x, .r = r, .gamma = n->gamma, .beta = n->beta, .y = y};
     xf_exec_call(ex, XF_ADD_LAYERNORM, &a, sizeof a);
 }
 
-// x is (m,d): y = linear2(ReLU(linear1(x))), hidden (m,d_ff) in scratch
-// (NULL: a buffer of its own).
-static void ffn(xf_exec *ex, int m, int d, int d_ff, const float *x, const xf_ffn_weights *w,
-                float *hidden, float *y)
+void xf_part_ffn(xf_exec *ex, int m, int d, int d_ff, const float *x, const xf_ffn_weights *w, float *hidden,
+                 float *y)
 {
     if (!hidden) hidden = xf_exec_buffer(ex, (size_t)m * d_ff);
-    linear(ex, m, d_ff, d, x, w->w1, w->b1, 1, hidden);
-    linear(ex, m, d, d_ff, hidden, w->w2, w->b2, 0, y);
+    xf_part_linear(ex, m, d_ff, d, x, w->w1, w->b1, 1, hidden);
+    xf_part_linear(ex, m, d, d_ff, hidden, w->w2, w->b2, 0, y);
 }
 
-// Self-attention on x (batch,seq,d) or, with kv != NULL, cross-attention of
-// x onto kv (batch,seq_k,d). Output projection written to y.
-static void mha(xf_exec *ex, int batch, int seq, int seq_k, int heads, int dk, const float *x,
-                const float *kv_src, const xf_mha_weights *w, const uint8_t *key_pad,
-                int causal, float *y)
-{
-    const int d = heads * dk;
-    float *ctx = xf_exec_buffer(ex, (size_t)batch * seq * d);
-    xf_attention_args at = {.batch = batch, .heads = heads, .dk = dk, .seq_q = seq,
-                            .seq_k = seq_k, .key_pad = key_pad, .causal = causal,
-                            .out = ctx, .ldo = d};
-    if (!kv_src) {
-        float *qkv = xf_exec_buffer(ex, (size_t)batch * seq * 3 * d);
-        linear(ex, batch * seq, 3 * d, d, x, w->in_proj_w, w->in_proj_b, 0, qkv);
-        at.q = qkv, at.k = qkv + d, at.v = qkv + 2 * d;
-        at.ldq = at.ldk = at.ldv = 3 * d;
-    } else {
-        float *q = xf_exec_buffer(ex, (size_t)batch * seq * d);
-        float *kv = xf_exec_buffer(ex, (size_t)batch * seq_k * 2 * d);
-        linear(ex, batch * seq, d, d, x, w->in_proj_w, w->in_proj_b, 0, q);
-        linear(ex, batch * seq_k, 2 * d, d, kv_src, w->in_proj_w + (size_t)d * d,
-               w->in_proj_b + d, 0, kv);
-        at.q = q, at.k = kv, at.v = kv + d;
-        at.ldq = d, at.ldk = at.ldv = 2 * d;
-    }
-    xf_exec_call(ex, XF_ATTENTION, &at, sizeof at);
-    linear(ex, batch * seq, d, d, ctx, w->out_proj_w, w->out_proj_b, 0, y);
-}
-
-static void encoder_layer(xf_exec *ex, const xf_encoder_layer_args *a)
-{
-    const int d = a->heads * a->dk, rows = a->batch * a->seq;
-    float *branch = xf_exec_buffer(ex, (size_t)rows * d);
-    float *h = xf_exec_buffer(ex, (size_t)rows * d);
-    mha(ex, a->batch, a->seq, a->seq, a->heads, a->dk, a->x, NULL, &a->w->self_attn,
-        a->src_pad, 0, branch);
-    add_norm(ex, rows, d, a->x, branch, &a->w->norm1, h);
-    ffn(ex, rows, d, a->d_ff, h, &a->w->ffn, NULL, branch);
-    add_norm(ex, rows, d, h, branch, &a->w->norm2, a->y);
-}
-
-static void decoder_layer(xf_exec *ex, const xf_decoder_layer_args *a)
-{
-    const int d = a->heads * a->dk, rows = a->batch * a->seq_t;
-    float *branch = xf_exec_buffer(ex, (size_t)rows * d);
-    float *h1 = xf_exec_buffer(ex, (size_t)rows * d);
-    float *h2 = xf_exec_buffer(ex, (size_t)rows * d);
-    mha(ex, a->batch, a->seq_t, a->seq_t, a->heads, a->dk, a->x, NULL, &a->w->self_attn,
-        a->tgt_pad, 1, branch);
-    add_norm(ex, rows, d, a->x, branch, &a->w->norm1, h1);
-    mha(ex, a->batch, a->seq_t, a->seq_s, a->heads, a->dk, h1, a->memory, &a->w->cross_attn,
-        a->src_pad, 0, branch);
-    add_norm(ex, rows, d, h1, branch, &a->w->norm2, h2);
-    ffn(ex, rows, d, a->d_ff, h2, &a->w->ffn, NULL, branch);
-    add_norm(ex, rows, d, h2, branch, &a->w->norm3, a->y);
-}
-
-// x <- LayerNorm(x) through add_layernorm with a zero residual (zeros
-// buffer from scratch), so every family's LayerNorm serves the final norms.
-static void final_norm(xf_exec *ex, int rows, int d, const xf_norm_weights *n, const float *x,
-                       float *y)
+void xf_part_final_norm(xf_exec *ex, int rows, int d, const xf_norm_weights *n, const float *x, float *y)
 {
     const float *zero = xf_exec_buffer(ex, (size_t)rows * d);
-    add_norm(ex, rows, d, x, zero, n, y);
+    xf_part_add_norm(ex, rows, d, x, zero, n, y);
 }
 
-// One stack's input: the embedded ids (into buf), or the given embedded
-// sequence as is.
-static const float *stack_input(xf_exec *ex, const xf_forward_args *a, int seq,
-                                const int32_t *ids, const float *table, const float *x, float *buf)
+xf_rows xf_rows_of(xf_exec *ex, int batch, int seq, const uint8_t *pad)
 {
-    if (!ids) return x;
-    xf_embed_args e = {.batch = a->batch, .seq = seq, .d_model = a->heads * a->dk,
-                       .vocab = a->vocab, .ids = ids, .table = table, .y = buf};
-    xf_exec_call(ex, XF_EMBED, &e, sizeof e);
-    return buf;
-}
-
-// Two ping-pong buffers per stack; the last layer (or the final norm)
-// writes straight into the caller's output.
-static void encoder_stack(xf_exec *ex, const xf_forward_args *a)
-{
-    const int d = a->heads * a->dk, src_rows = a->batch * a->seq_s;
-    float *s[2] = {xf_exec_buffer(ex, (size_t)src_rows * d), xf_exec_buffer(ex, (size_t)src_rows * d)};
-
-    const float *x = stack_input(ex, a, a->seq_s, a->src_ids, a->src_table, a->src_x, s[0]);
-    for (int l = 0; l < a->enc_layers; l++) {
-        int last = l == a->enc_layers - 1 && !a->enc_norm.gamma;
-        float *y = last ? a->memory : (x == s[0] ? s[1] : s[0]);
-        xf_encoder_layer_args e = {.batch = a->batch, .seq = a->seq_s, .heads = a->heads,
-                                   .dk = a->dk, .d_ff = a->d_ff, .x = x, .src_pad = a->src_pad,
-                                   .w = &a->enc[l], .y = y};
-        encoder_layer(ex, &e);
-        x = y;
+    xf_rows r = {.batch = batch, .seq = seq, .pad = pad};
+    // ints in float-sized scratch: the same buffers on every pass
+    r.off = (int *)xf_exec_buffer(ex, (size_t)batch);
+    r.len = (int *)xf_exec_buffer(ex, (size_t)batch);
+    r.row = (int *)xf_exec_buffer(ex, (size_t)batch * seq);
+    if (!r.off || !r.len || !r.row) return r; // out of memory: prepare has failed
+    for (int b = 0; b < batch; b++) {
+        r.off[b] = r.n;
+        for (int s = 0; s < seq; s++)
+            if (!pad || !pad[(size_t)b * seq + s]) r.row[r.n++] = b * seq + s;
+        r.len[b] = r.n - r.off[b];
     }
-    if (a->enc_norm.gamma) final_norm(ex, src_rows, d, &a->enc_norm, x, a->memory);
-    else if (a->enc_layers == 0) memcpy(a->memory, x, (size_t)src_rows * d * sizeof(float));
+    return r;
+}
+
+void xf_rows_gather(const xf_rows *r, int d, const float *padded, float *compact)
+{
+    for (int i = 0; i < r->n; i++)
+        memcpy(compact + (size_t)i * d, padded + (size_t)r->row[i] * d, (size_t)d * sizeof(float));
+}
+
+void xf_rows_scatter(const xf_rows *r, int d, const float *compact, float *padded)
+{
+    if (xf_compose_planted_bug != XF_BUG_PAD_ROWS_LEFT) memset(padded, 0, (size_t)r->batch * r->seq * d * sizeof(float));
+    for (int i = 0; i < r->n; i++)
+        memcpy(padded + (size_t)r->row[i] * d, compact + (size_t)i * d, (size_t)d * sizeof(float));
+}
+
+// Attention of the q rows onto the kv rows (compact, with their row
+// strides); ctx is (q->n,d).
+static void attend(xf_exec *ex, const xf_rows *q, const xf_rows *kv, int heads, int dk, const float *qp, int ldq,
+                   const float *kp, const float *vp, int ldkv, int causal, float *ctx)
+{
+    const int d = heads * dk;
+    xf_attention_args at = {.batch = q->batch, .heads = heads, .dk = dk, .seq_q = q->seq, .seq_k = kv->seq,
+                            .q = qp, .ldq = ldq, .k = kp, .ldk = ldkv, .v = vp, .ldv = ldkv, .causal = causal,
+                            .out = ctx, .ldo = d};
+    if (!q->pad && !kv->pad) {
+        xf_exec_call(ex, XF_ATTENTION, &at, sizeof at);
+        return;
+    }
+    for (int b = 0; b < q->batch; b++) {
+        if (!q->len[b]) continue;
+        float *out = ctx + (size_t)q->off[b] * d;
+        if (!kv->len[b]) { // no key to see: zeros, the contract for such rows
+            memset(out, 0, (size_t)q->len[b] * d * sizeof(float));
+            continue;
+        }
+        xf_attention_args one = at;
+        one.batch = 1, one.seq_q = q->len[b], one.seq_k = kv->len[b];
+        one.q = qp + (size_t)q->off[b] * ldq, one.out = out;
+        one.k = kp + (size_t)kv->off[b] * ldkv, one.v = vp + (size_t)kv->off[b] * ldkv;
+        xf_exec_call(ex, XF_ATTENTION, &one, sizeof one);
+    }
+}
+
+// Self-attention on the q rows of x or, with kv_src, cross-attention onto
+// the kv rows of kv_src (both compact); output projection into y.
+static void mha(xf_exec *ex, const xf_rows *q, const xf_rows *kv, int heads, int dk, const float *x,
+                const float *kv_src, const xf_mha_weights *w, int causal, float *y)
+{
+    const int d = heads * dk;
+    float *ctx = xf_exec_buffer(ex, (size_t)q->n * d);
+    if (!kv_src) {
+        float *qkv = xf_exec_buffer(ex, (size_t)q->n * 3 * d);
+        xf_part_linear(ex, q->n, 3 * d, d, x, w->in_proj_w, w->in_proj_b, 0, qkv);
+        attend(ex, q, q, heads, dk, qkv, 3 * d, qkv + d, qkv + 2 * d, 3 * d, causal, ctx);
+    } else {
+        float *qp = xf_exec_buffer(ex, (size_t)q->n * d), *kvp = xf_exec_buffer(ex, (size_t)kv->n * 2 * d);
+        xf_part_linear(ex, q->n, d, d, x, w->in_proj_w, w->in_proj_b, 0, qp);
+        xf_part_linear(ex, kv->n, 2 * d, d, kv_src, w->in_proj_w + (size_t)d * d, w->in_proj_b + d, 0, kvp);
+        attend(ex, q, kv, heads, dk, qp, d, kvp, kvp + d, 2 * d, causal, ctx);
+    }
+    xf_part_linear(ex, q->n, d, d, ctx, w->out_proj_w, w->out_proj_b, 0, y);
+}
+
+// x and y are (src->n,d), compact.
+static void encoder_layer(xf_exec *ex, const xf_rows *src, int heads, int dk, int d_ff, const float *x,
+                          const xf_encoder_weights *w, float *y)
+{
+    const int d = heads * dk, n = src->n;
+    float *branch = xf_exec_buffer(ex, (size_t)n * d), *h = xf_exec_buffer(ex, (size_t)n * d);
+    mha(ex, src, src, heads, dk, x, NULL, &w->self_attn, 0, branch);
+    xf_part_add_norm(ex, n, d, x, branch, &w->norm1, h);
+    xf_part_ffn(ex, n, d, d_ff, h, &w->ffn, NULL, branch);
+    xf_part_add_norm(ex, n, d, h, branch, &w->norm2, y);
+}
+
+// x and y are (tgt->n,d), memory (src->n,d), all compact.
+static void decoder_layer(xf_exec *ex, const xf_rows *tgt, const xf_rows *src, int heads, int dk, int d_ff,
+                          const float *x, const float *memory, const xf_decoder_weights *w, float *y)
+{
+    const int d = heads * dk, n = tgt->n;
+    float *branch = xf_exec_buffer(ex, (size_t)n * d);
+    float *h1 = xf_exec_buffer(ex, (size_t)n * d), *h2 = xf_exec_buffer(ex, (size_t)n * d);
+    mha(ex, tgt, tgt, heads, dk, x, NULL, &w->self_attn, 1, branch);
+    xf_part_add_norm(ex, n, d, x, branch, &w->norm1, h1);
+    mha(ex, tgt, src, heads, dk, h1, memory, &w->cross_attn, 0, branch);
+    xf_part_add_norm(ex, n, d, h1, branch, &w->norm2, h2);
+    xf_part_ffn(ex, n, d, d_ff, h2, &w->ffn, NULL, branch);
+    xf_part_add_norm(ex, n, d, h2, branch, &w->norm3, y);
+}
+
+// The real rows of x (padded) as compact rows: x itself without padding.
+static const float *compact(xf_exec *ex, const xf_rows *r, int d, const float *x)
+{
+    if (!r->pad) return x;
+    float *c = xf_exec_buffer(ex, (size_t)r->n * d);
+    xf_rows_gather(r, d, x, c);
+    return c;
+}
+
+// Where a compact result goes: y itself without padding, else scratch
+// to scatter into y.
+static float *compact_out(xf_exec *ex, const xf_rows *r, int d, float *y)
+{
+    return r->pad ? xf_exec_buffer(ex, (size_t)r->n * d) : y;
+}
+
+static void encoder_layer_stage(xf_exec *ex, const xf_encoder_layer_args *a)
+{
+    const int d = a->heads * a->dk;
+    const xf_rows src = xf_rows_of(ex, a->batch, a->seq, a->src_pad);
+    float *y = compact_out(ex, &src, d, a->y);
+    encoder_layer(ex, &src, a->heads, a->dk, a->d_ff, compact(ex, &src, d, a->x), a->w, y);
+    if (src.pad) xf_rows_scatter(&src, d, y, a->y);
+}
+
+static void decoder_layer_stage(xf_exec *ex, const xf_decoder_layer_args *a)
+{
+    const int d = a->heads * a->dk;
+    const xf_rows tgt = xf_rows_of(ex, a->batch, a->seq_t, a->tgt_pad);
+    const xf_rows src = xf_rows_of(ex, a->batch, a->seq_s, a->src_pad);
+    float *y = compact_out(ex, &tgt, d, a->y);
+    decoder_layer(ex, &tgt, &src, a->heads, a->dk, a->d_ff, compact(ex, &tgt, d, a->x),
+                  compact(ex, &src, d, a->memory), a->w, y);
+    if (tgt.pad) xf_rows_scatter(&tgt, d, y, a->y);
+}
+
+// A stack's input, compact: the embedded ids (embedded whole, then
+// gathered: the embedding is a gather itself), or the given sequence.
+static const float *stack_input(xf_exec *ex, const xf_forward_args *a, const xf_rows *r, const int32_t *ids,
+                                const float *table, const float *x)
+{
+    const int d = a->heads * a->dk;
+    if (ids) {
+        float *buf = xf_exec_buffer(ex, (size_t)r->batch * r->seq * d);
+        xf_embed_args e = {.batch = a->batch, .seq = r->seq, .d_model = d, .vocab = a->vocab, .ids = ids,
+                           .table = table, .y = buf};
+        xf_exec_call(ex, XF_EMBED, &e, sizeof e);
+        x = buf;
+    }
+    return compact(ex, r, d, x);
+}
+
+// A stack of layers on compact rows: two ping-pong buffers, the result in
+// the last one written (or the final norm's).
+typedef struct {
+    const float *x;
+    float *buf[2];
+} stack;
+
+static float *next_buffer(stack *s) { return (float *)(s->x == s->buf[0] ? s->buf[1] : s->buf[0]); }
+
+const float *xf_part_encoder_stack(xf_exec *ex, const xf_forward_args *a, const xf_rows *src)
+{
+    const int d = a->heads * a->dk;
+    stack s = {stack_input(ex, a, src, a->src_ids, a->src_table, a->src_x),
+               {xf_exec_buffer(ex, (size_t)src->n * d), xf_exec_buffer(ex, (size_t)src->n * d)}};
+    for (int l = 0; l < a->enc_layers; l++) {
+        float *y = next_buffer(&s);
+        encoder_layer(ex, src, a->heads, a->dk, a->d_ff, s.x, &a->enc[l], y);
+        s.x = y;
+    }
+    if (a->enc_norm.gamma) {
+        float *y = next_buffer(&s);
+        xf_part_final_norm(ex, src->n, d, &a->enc_norm, s.x, y);
+        s.x = y;
+    }
+    xf_rows_scatter(src, d, s.x, a->memory);
+    return s.x;
 }
 
 static void forward(xf_exec *ex, const xf_forward_args *a)
 {
-    const int d = a->heads * a->dk, tgt_rows = a->batch * a->seq_t;
-    float *t[2] = {xf_exec_buffer(ex, (size_t)tgt_rows * d), xf_exec_buffer(ex, (size_t)tgt_rows * d)};
-    encoder_stack(ex, a);
-    const float *x = stack_input(ex, a, a->seq_t, a->tgt_ids, a->tgt_table, a->tgt_x, t[0]);
+    const int d = a->heads * a->dk;
+    const xf_rows src = xf_rows_of(ex, a->batch, a->seq_s, a->src_pad);
+    const xf_rows tgt = xf_rows_of(ex, a->batch, a->seq_t, a->tgt_pad);
+    const float *memory = xf_part_encoder_stack(ex, a, &src);
+    stack s = {stack_input(ex, a, &tgt, a->tgt_ids, a->tgt_table, a->tgt_x),
+               {xf_exec_buffer(ex, (size_t)tgt.n * d), xf_exec_buffer(ex, (size_t)tgt.n * d)}};
     for (int l = 0; l < a->dec_layers; l++) {
-        int last = l == a->dec_layers - 1 && !a->dec_norm.gamma;
-        float *y = last ? a->y : (x == t[0] ? t[1] : t[0]);
-        xf_decoder_layer_args dl = {.batch = a->batch, .seq_t = a->seq_t, .seq_s = a->seq_s,
-                                    .heads = a->heads, .dk = a->dk, .d_ff = a->d_ff, .x = x,
-                                    .memory = a->memory, .tgt_pad = a->tgt_pad,
-                                    .src_pad = a->src_pad, .w = &a->dec[l], .y = y};
-        decoder_layer(ex, &dl);
-        x = y;
+        float *y = next_buffer(&s);
+        decoder_layer(ex, &tgt, &src, a->heads, a->dk, a->d_ff, s.x, memory, &a->dec[l], y);
+        s.x = y;
     }
-    if (a->dec_norm.gamma) final_norm(ex, tgt_rows, d, &a->dec_norm, x, a->y);
-    else if (a->dec_layers == 0) memcpy(a->y, x, (size_t)tgt_rows * d * sizeof(float));
-}
-
-// One decoder layer for each sequence's new token at position pos: the
-// token's K|V goes into cache row pos before self-attention reads rows
-// 0..pos (the token sees itself, as row pos of the causal full pass does).
-// A step's activations, allocated once and passed to every step, so that a
-// call of step t has the very args of the same call at step t - 1 and
-// shares its prepared context (exec.c): the weights are packed once, not
-// once per step.
-typedef struct {
-    float *qkv, *ctx, *branch, *q, *h1, *h2, *hidden;
-} step_buffers;
-
-static step_buffers step_buffers_new(xf_exec *ex, int batch, int d, int d_ff)
-{
-    const size_t rows = (size_t)batch;
-    step_buffers s = {xf_exec_buffer(ex, rows * 3 * d), xf_exec_buffer(ex, rows * d), xf_exec_buffer(ex, rows * d),
-                      xf_exec_buffer(ex, rows * d),     xf_exec_buffer(ex, rows * d), xf_exec_buffer(ex, rows * d),
-                      xf_exec_buffer(ex, rows * d_ff)};
-    return s;
-}
-
-static void decode_layer(xf_exec *ex, const xf_decode_layer_args *a, const step_buffers *sb)
-{
-    const int d = a->heads * a->dk, B = a->batch;
-    const size_t row = 2 * (size_t)d; // floats of one cache row
-    float *qkv = sb->qkv, *ctx = sb->ctx, *branch = sb->branch, *q = sb->q, *h1 = sb->h1, *h2 = sb->h2;
-    const xf_compose_bug bug = xf_compose_planted_bug;
-    linear(ex, B, 3 * d, d, a->x, a->w->self_attn.in_proj_w, a->w->self_attn.in_proj_b, 0, qkv);
-    if (bug != XF_BUG_APPEND_LATE)
-        for (int b = 0; b < B; b++)
-            memcpy(a->self_kv + ((size_t)b * a->capacity + a->pos) * row, qkv + (size_t)b * 3 * d + d,
-                   row * sizeof(float));
-    xf_attention_args self = {.batch = B, .heads = a->heads, .dk = a->dk, .seq_q = 1,
-                              .seq_k = a->pos + 1 - (bug == XF_BUG_CACHE_SHORT && a->pos > 0), .q = qkv, .ldq = 3 * d,
-                              .k = a->self_kv, .ldk = (int)row, .v = a->self_kv + d, .ldv = (int)row,
-                              .kv_rows = a->capacity, .out = ctx, .ldo = d};
-    xf_exec_call(ex, XF_ATTENTION, &self, sizeof self);
-    if (bug == XF_BUG_APPEND_LATE)
-        for (int b = 0; b < B; b++)
-            memcpy(a->self_kv + ((size_t)b * a->capacity + a->pos) * row, qkv + (size_t)b * 3 * d + d,
-                   row * sizeof(float));
-    linear(ex, B, d, d, ctx, a->w->self_attn.out_proj_w, a->w->self_attn.out_proj_b, 0, branch);
-    add_norm(ex, B, d, a->x, branch, &a->w->norm1, h1);
-
-    const xf_mha_weights *cw = &a->w->cross_attn;
-    linear(ex, B, d, d, h1, cw->in_proj_w, cw->in_proj_b, 0, q);
-    xf_attention_args cross = {.batch = B, .heads = a->heads, .dk = a->dk, .seq_q = 1, .seq_k = a->seq_s,
-                               .q = q, .ldq = d, .k = a->cross_kv, .ldk = (int)row, .v = a->cross_kv + d,
-                               .ldv = (int)row, .key_pad = a->src_pad, .out = ctx, .ldo = d};
-    if (bug == XF_BUG_CROSS_READS_SELF) {
-        cross.k = a->self_kv, cross.v = a->self_kv + d;
-        cross.seq_k = a->pos + 1, cross.kv_rows = a->capacity, cross.key_pad = NULL;
+    if (a->dec_norm.gamma) {
+        float *y = next_buffer(&s);
+        xf_part_final_norm(ex, tgt.n, d, &a->dec_norm, s.x, y);
+        s.x = y;
     }
-    xf_exec_call(ex, XF_ATTENTION, &cross, sizeof cross);
-    linear(ex, B, d, d, ctx, cw->out_proj_w, cw->out_proj_b, 0, branch);
-    add_norm(ex, B, d, h1, branch, &a->w->norm2, h2);
-    ffn(ex, B, d, a->d_ff, h2, &a->w->ffn, sb->hidden, branch);
-    add_norm(ex, B, d, h2, branch, &a->w->norm3, a->y);
-}
-
-// Index of the largest of n values (the first on ties, as torch.argmax).
-static int32_t argmax(const float *v, int n)
-{
-    int32_t best = 0;
-    for (int i = 1; i < n; i++)
-        if (v[i] > v[best]) best = i;
-    return best;
-}
-
-// The encoder once, the memory's K|V once per decoder layer, then one step
-// per token through every layer, the final norm and the logits. The caches
-// (one per layer, `steps` rows) and every activation are scratch from
-// prepare; a step's rows are copied into y and logits, the outputs.
-static void generate(xf_exec *ex, const xf_generate_args *a)
-{
-    const int d = a->heads * a->dk, B = a->batch, L = a->dec_layers;
-    const size_t src_rows = (size_t)B * a->seq_s, row = 2 * (size_t)d;
-    xf_forward_args enc = {.batch = B, .seq_s = a->seq_s, .heads = a->heads, .dk = a->dk, .d_ff = a->d_ff,
-                           .enc_layers = a->enc_layers, .vocab = a->vocab, .src_ids = a->src_ids,
-                           .src_table = a->src_table, .enc = a->enc, .enc_norm = a->enc_norm,
-                           .src_pad = a->src_pad, .memory = a->memory};
-    encoder_stack(ex, &enc);
-    float *x = xf_exec_buffer(ex, (size_t)B * d), *t[2] = {xf_exec_buffer(ex, (size_t)B * d),
-                                                            xf_exec_buffer(ex, (size_t)B * d)};
-    float *normed = xf_exec_buffer(ex, (size_t)B * d), *logits = xf_exec_buffer(ex, (size_t)B * a->vocab);
-    int32_t *ids = (int32_t *)xf_exec_buffer(ex, (size_t)B);
-    const step_buffers sb = step_buffers_new(ex, B, d, a->d_ff);
-    float **self_kv = (float **)xf_exec_buffer(ex, (size_t)L * sizeof(float *) / sizeof(float) + 1);
-    float **cross_kv = (float **)xf_exec_buffer(ex, (size_t)L * sizeof(float *) / sizeof(float) + 1);
-    for (int l = 0; l < L; l++) {
-        self_kv[l] = xf_exec_buffer(ex, (size_t)B * a->steps * row);
-        cross_kv[l] = xf_exec_buffer(ex, src_rows * row);
-        const xf_mha_weights *cw = &a->dec[l].cross_attn;
-        linear(ex, (int)src_rows, 2 * d, d, a->memory, cw->in_proj_w + (size_t)d * d, cw->in_proj_b + d, 0,
-               cross_kv[l]);
-    }
-    for (int step = 0; step < a->steps; step++) {
-        for (int b = 0; b < B; b++) {
-            int32_t id = a->tgt_ids[(size_t)b * a->steps + step];
-            if (a->greedy && step > 0) id = argmax(logits + (size_t)b * a->vocab, a->vocab);
-            ids[b] = a->tokens[(size_t)b * a->steps + step] = id;
-        }
-        xf_embed_args e = {.batch = B, .seq = 1, .d_model = d, .vocab = a->vocab, .pos0 = step, .ids = ids,
-                           .table = a->tgt_table, .y = x};
-        xf_exec_call(ex, XF_EMBED, &e, sizeof e);
-        const float *in = x;
-        for (int l = 0; l < L; l++) {
-            float *out = t[l % 2];
-            xf_decode_layer_args s = {.batch = B, .heads = a->heads, .dk = a->dk, .d_ff = a->d_ff,
-                                      .seq_s = a->seq_s, .pos = step, .capacity = a->steps, .x = in,
-                                      .self_kv = self_kv[l], .cross_kv = cross_kv[l], .src_pad = a->src_pad,
-                                      .w = &a->dec[l], .y = out};
-            decode_layer(ex, &s, &sb);
-            in = out;
-        }
-        if (a->dec_norm.gamma) {
-            final_norm(ex, B, d, &a->dec_norm, in, normed);
-            in = normed;
-        }
-        xf_lm_head_args h = {.rows = B, .d_model = d, .vocab = a->vocab, .x = in, .table = a->tgt_table,
-                             .logits = logits};
-        xf_exec_call(ex, XF_LM_HEAD, &h, sizeof h);
-        for (int b = 0; b < B; b++) {
-            memcpy(a->y + ((size_t)b * a->steps + step) * d, in + (size_t)b * d, (size_t)d * sizeof(float));
-            memcpy(a->logits + ((size_t)b * a->steps + step) * a->vocab, logits + (size_t)b * a->vocab,
-                   (size_t)a->vocab * sizeof(float));
-        }
-    }
+    xf_rows_scatter(&tgt, d, s.x, a->y);
 }
 
 static void dispatch(xf_exec *ex, xf_stage stage, const void *args)
@@ -286,19 +255,14 @@ static void dispatch(xf_exec *ex, xf_stage stage, const void *args)
     switch (stage) {
     case XF_FFN: {
         const xf_ffn_args *a = args;
-        ffn(ex, a->m, a->d_model, a->d_ff, a->x, a->w, NULL, a->y);
+        xf_part_ffn(ex, a->m, a->d_model, a->d_ff, a->x, a->w, NULL, a->y);
         break;
     }
-    case XF_ENCODER_LAYER: encoder_layer(ex, args); break;
-    case XF_DECODER_LAYER: decoder_layer(ex, args); break;
+    case XF_ENCODER_LAYER: encoder_layer_stage(ex, args); break;
+    case XF_DECODER_LAYER: decoder_layer_stage(ex, args); break;
     case XF_FORWARD: forward(ex, args); break;
-    case XF_DECODE_LAYER: {
-        const xf_decode_layer_args *a = args;
-        const step_buffers sb = step_buffers_new(ex, a->batch, a->heads * a->dk, a->d_ff);
-        decode_layer(ex, a, &sb);
-        break;
-    }
-    case XF_GENERATE: generate(ex, args); break;
+    case XF_DECODE_LAYER: xf_compose_decode_layer(ex, args); break;
+    case XF_GENERATE: xf_compose_generate(ex, args); break;
     default: break;
     }
 }

@@ -13,13 +13,14 @@
 #include "../../kernels/decode.h"
 #include "../variant.h"
 
-// Bugs planted in the decode composition, for tests only (xfbench-mutants
-// --plant): each must fail the decode checks.
+// Bugs planted in the compositions, for tests only (xfbench-mutants
+// --plant): each must fail the checks of the stages it touches.
 typedef enum {
     XF_BUG_NONE,
     XF_BUG_CACHE_SHORT,      // self-attention reads one cache row short (not the new token's)
     XF_BUG_APPEND_LATE,      // the new K|V appended after self-attention read the cache
     XF_BUG_CROSS_READS_SELF, // cross-attention reads the self-attention cache
+    XF_BUG_PAD_ROWS_LEFT,    // outputs at padded rows left as they were, not zeroed
 } xf_compose_bug;
 
 // Set by xfbench-mutants only: every composition plants it.

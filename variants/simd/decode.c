@@ -78,12 +78,16 @@ void XF_FN(attend_heads)(const xf_attention_args *a, int b, int i, int j0, int j
     memset(o, 0, (size_t)H * dk * sizeof *o);
     for (int j = j0; j < j1; j++) {
         const float *kj = x.k + (size_t)j * a->ldk;
+        if (pad && pad[j]) { // a padded key costs no dot product
+            for (int h = 0; h < H; h++) s[(size_t)h * n + (j - j0)] = -INFINITY;
+            continue;
+        }
         for (int h = 0; h < H; h++) {
             const float *qh = q + (size_t)h * dk, *kh = kj + (size_t)h * dk;
             xv acc = xv_zero();
             for (int p = 0; p < body; p += XV_W) acc = xv_fma(xv_load(qh + p), xv_load(kh + p), acc);
             if (tail) acc = xv_fma(xv_load_tail(qh + body, tail, 0.0f), xv_load_tail(kh + body, tail, 0.0f), acc);
-            const float t = pad && pad[j] ? -INFINITY : xv_hsum(acc) * scale;
+            const float t = xv_hsum(acc) * scale;
             s[(size_t)h * n + (j - j0)] = t;
             if (t > m[h]) m[h] = t;
         }

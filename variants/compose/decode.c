@@ -1,0 +1,147 @@
+// Decoding as sequences of primitive calls (kernels/decode.h): one decode
+// step of a layer, and generation. The caches are (batch,capacity,2*d):
+// a step appends its token's K|V at row pos and self-attention reads rows
+// 0..pos in place (attention's kv_rows is the capacity).
+#include <string.h>
+
+#include "parts.h"
+
+// One decoder layer for each sequence's new token at position pos: the
+// token's K|V goes into cache row pos before self-attention reads rows
+// 0..pos (the token sees itself, as row pos of the causal full pass does).
+// A step's activations, allocated once and passed to every step, so that a
+// call of step t has the very args of the same call at step t - 1 and
+// shares its prepared context (exec.c): the weights are packed once, not
+// once per step.
+typedef struct {
+    float *qkv, *ctx, *branch, *q, *h1, *h2, *hidden;
+} step_buffers;
+
+static step_buffers step_buffers_new(xf_exec *ex, int batch, int d, int d_ff)
+{
+    const size_t rows = (size_t)batch;
+    step_buffers s = {xf_exec_buffer(ex, rows * 3 * d), xf_exec_buffer(ex, rows * d), xf_exec_buffer(ex, rows * d),
+                      xf_exec_buffer(ex, rows * d),     xf_exec_buffer(ex, rows * d), xf_exec_buffer(ex, rows * d),
+                      xf_exec_buffer(ex, rows * d_ff)};
+    return s;
+}
+
+static void decode_layer(xf_exec *ex, const xf_decode_layer_args *a, const step_buffers *sb)
+{
+    const int d = a->heads * a->dk, B = a->batch;
+    const size_t row = 2 * (size_t)d; // floats of one cache row
+    float *qkv = sb->qkv, *ctx = sb->ctx, *branch = sb->branch, *q = sb->q, *h1 = sb->h1, *h2 = sb->h2;
+    const xf_compose_bug bug = xf_compose_planted_bug;
+    xf_part_linear(ex, B, 3 * d, d, a->x, a->w->self_attn.in_proj_w, a->w->self_attn.in_proj_b, 0, qkv);
+    if (bug != XF_BUG_APPEND_LATE)
+        for (int b = 0; b < B; b++)
+            memcpy(a->self_kv + ((size_t)b * a->capacity + a->pos) * row, qkv + (size_t)b * 3 * d + d,
+                   row * sizeof(float));
+    xf_attention_args self = {.batch = B, .heads = a->heads, .dk = a->dk, .seq_q = 1,
+                              .seq_k = a->pos + 1 - (bug == XF_BUG_CACHE_SHORT && a->pos > 0), .q = qkv, .ldq = 3 * d,
+                              .k = a->self_kv, .ldk = (int)row, .v = a->self_kv + d, .ldv = (int)row,
+                              .kv_rows = a->capacity, .out = ctx, .ldo = d};
+    xf_exec_call(ex, XF_ATTENTION, &self, sizeof self);
+    if (bug == XF_BUG_APPEND_LATE)
+        for (int b = 0; b < B; b++)
+            memcpy(a->self_kv + ((size_t)b * a->capacity + a->pos) * row, qkv + (size_t)b * 3 * d + d,
+                   row * sizeof(float));
+    xf_part_linear(ex, B, d, d, ctx, a->w->self_attn.out_proj_w, a->w->self_attn.out_proj_b, 0, branch);
+    xf_part_add_norm(ex, B, d, a->x, branch, &a->w->norm1, h1);
+
+    const xf_mha_weights *cw = &a->w->cross_attn;
+    xf_part_linear(ex, B, d, d, h1, cw->in_proj_w, cw->in_proj_b, 0, q);
+    xf_attention_args cross = {.batch = B, .heads = a->heads, .dk = a->dk, .seq_q = 1, .seq_k = a->seq_s,
+                               .q = q, .ldq = d, .k = a->cross_kv, .ldk = (int)row, .v = a->cross_kv + d,
+                               .ldv = (int)row, .key_pad = a->src_pad, .out = ctx, .ldo = d};
+    if (bug == XF_BUG_CROSS_READS_SELF) {
+        cross.k = a->self_kv, cross.v = a->self_kv + d;
+        cross.seq_k = a->pos + 1, cross.kv_rows = a->capacity, cross.key_pad = NULL;
+    }
+    xf_exec_call(ex, XF_ATTENTION, &cross, sizeof cross);
+    xf_part_linear(ex, B, d, d, ctx, cw->out_proj_w, cw->out_proj_b, 0, branch);
+    xf_part_add_norm(ex, B, d, h1, branch, &a->w->norm2, h2);
+    xf_part_ffn(ex, B, d, a->d_ff, h2, &a->w->ffn, sb->hidden, branch);
+    xf_part_add_norm(ex, B, d, h2, branch, &a->w->norm3, a->y);
+}
+
+// Index of the largest of n values (the first on ties, as torch.argmax).
+static int32_t argmax(const float *v, int n)
+{
+    int32_t best = 0;
+    for (int i = 1; i < n; i++)
+        if (v[i] > v[best]) best = i;
+    return best;
+}
+
+// The encoder once, the memory's K|V once per decoder layer, then one step
+// per token through every layer, the final norm and the logits. The caches
+// (one per layer, `steps` rows) and every activation are scratch from
+// prepare; a step's rows are copied into y and logits, the outputs.
+void xf_compose_generate(xf_exec *ex, const xf_generate_args *a)
+{
+    const int d = a->heads * a->dk, B = a->batch, L = a->dec_layers;
+    const size_t src_rows = (size_t)B * a->seq_s, row = 2 * (size_t)d;
+    xf_forward_args enc = {.batch = B, .seq_s = a->seq_s, .heads = a->heads, .dk = a->dk, .d_ff = a->d_ff,
+                           .enc_layers = a->enc_layers, .vocab = a->vocab, .src_ids = a->src_ids,
+                           .src_table = a->src_table, .enc = a->enc, .enc_norm = a->enc_norm,
+                           .src_pad = a->src_pad, .memory = a->memory};
+    const xf_rows src = xf_rows_of(ex, B, a->seq_s, a->src_pad);
+    const float *memory = xf_part_encoder_stack(ex, &enc, &src);
+    float *kv_compact = xf_exec_buffer(ex, (size_t)src.n * row);
+    float *x = xf_exec_buffer(ex, (size_t)B * d), *t[2] = {xf_exec_buffer(ex, (size_t)B * d),
+                                                            xf_exec_buffer(ex, (size_t)B * d)};
+    float *normed = xf_exec_buffer(ex, (size_t)B * d), *logits = xf_exec_buffer(ex, (size_t)B * a->vocab);
+    int32_t *ids = (int32_t *)xf_exec_buffer(ex, (size_t)B);
+    const step_buffers sb = step_buffers_new(ex, B, d, a->d_ff);
+    float **self_kv = (float **)xf_exec_buffer(ex, (size_t)L * sizeof(float *) / sizeof(float) + 1);
+    float **cross_kv = (float **)xf_exec_buffer(ex, (size_t)L * sizeof(float *) / sizeof(float) + 1);
+    for (int l = 0; l < L; l++) {
+        self_kv[l] = xf_exec_buffer(ex, (size_t)B * a->steps * row);
+        cross_kv[l] = xf_exec_buffer(ex, src_rows * row);
+        // Projected for the real tokens only, then laid out as the padded
+        // batch (zeros at padded rows), which a step reads with the mask.
+        const xf_mha_weights *cw = &a->dec[l].cross_attn;
+        xf_part_linear(ex, src.n, 2 * d, d, memory, cw->in_proj_w + (size_t)d * d, cw->in_proj_b + d, 0, kv_compact);
+        xf_rows_scatter(&src, 2 * d, kv_compact, cross_kv[l]);
+    }
+    for (int step = 0; step < a->steps; step++) {
+        for (int b = 0; b < B; b++) {
+            int32_t id = a->tgt_ids[(size_t)b * a->steps + step];
+            if (a->greedy && step > 0) id = argmax(logits + (size_t)b * a->vocab, a->vocab);
+            ids[b] = a->tokens[(size_t)b * a->steps + step] = id;
+        }
+        xf_embed_args e = {.batch = B, .seq = 1, .d_model = d, .vocab = a->vocab, .pos0 = step, .ids = ids,
+                           .table = a->tgt_table, .y = x};
+        xf_exec_call(ex, XF_EMBED, &e, sizeof e);
+        const float *in = x;
+        for (int l = 0; l < L; l++) {
+            float *out = t[l % 2];
+            xf_decode_layer_args s = {.batch = B, .heads = a->heads, .dk = a->dk, .d_ff = a->d_ff,
+                                      .seq_s = a->seq_s, .pos = step, .capacity = a->steps, .x = in,
+                                      .self_kv = self_kv[l], .cross_kv = cross_kv[l], .src_pad = a->src_pad,
+                                      .w = &a->dec[l], .y = out};
+            decode_layer(ex, &s, &sb);
+            in = out;
+        }
+        if (a->dec_norm.gamma) {
+            xf_part_final_norm(ex, B, d, &a->dec_norm, in, normed);
+            in = normed;
+        }
+        xf_lm_head_args h = {.rows = B, .d_model = d, .vocab = a->vocab, .x = in, .table = a->tgt_table,
+                             .logits = logits};
+        xf_exec_call(ex, XF_LM_HEAD, &h, sizeof h);
+        for (int b = 0; b < B; b++) {
+            memcpy(a->y + ((size_t)b * a->steps + step) * d, in + (size_t)b * d, (size_t)d * sizeof(float));
+            memcpy(a->logits + ((size_t)b * a->steps + step) * a->vocab, logits + (size_t)b * a->vocab,
+                   (size_t)a->vocab * sizeof(float));
+        }
+    }
+}
+
+
+void xf_compose_decode_layer(xf_exec *ex, const xf_decode_layer_args *a)
+{
+    const step_buffers sb = step_buffers_new(ex, a->batch, a->heads * a->dk, a->d_ff);
+    decode_layer(ex, a, &sb);
+}
