@@ -396,7 +396,8 @@ static void load_weights(const xf_options *o, const xf_machine *m, xf_st *st, xf
 {
     char err[400];
     if (xf_st_load(o->weights, m->mem_available, st, err, sizeof err)) xf_die_usage("%s", err);
-    if (xf_instance_from_file(in, st, &o->shape, o->heads_set, err, sizeof err)) {
+    if (xf_instance_from_file(in, st, &o->shape, o->heads_set, err, sizeof err) ||
+        (o->decode && xf_instance_decode_file(in, err, sizeof err))) {
         xf_instance_free(in);
         xf_st_free(st);
         xf_die_usage("%s: %s", o->weights, err);
@@ -462,7 +463,7 @@ static int cmd_bench(const xf_options *o, const xf_machine *m, int breakdown)
     tally t = {0, 0, 0};
     if (o->weights) {
         entry es[MAX_ENTRIES];
-        int n = select_entries(XF_FORWARD, o, es, MAX_ENTRIES);
+        int n = select_entries(o->decode ? XF_GENERATE : XF_FORWARD, o, es, MAX_ENTRIES);
         any = n > 0;
         bench_instance(&file_in, es, n, o, m, csv, breakdown, &st, &t);
         xf_instance_free(&file_in);
@@ -495,11 +496,13 @@ int xf_main(int argc, char **argv)
     if (cmd < 0) xf_die_usage("unknown command '%s' (try 'xfbench --help')", o.command);
     if (cmd == 3) {
         if (strcmp(o.stages, "all")) xf_die_usage("forward runs the forward stage; --stage does not apply");
-        o.stages = "forward";
+        if (o.decode && !o.weights)
+            xf_die_usage("--decode decodes a model file: give --weights (random models: bench --stage generate)");
+        o.stages = o.decode ? "generate" : "forward";
         if (!o.variants) o.variants = "naive";
         if (o.out && strchr(o.variants, ',')) xf_die_usage("--out takes the outputs of one variant; give one --variant");
-    } else if (o.weights || o.out) {
-        xf_die_usage("--weights and --out belong to the forward command");
+    } else if (o.weights || o.out || o.decode) {
+        xf_die_usage("--weights, --out and --decode belong to the forward command");
     }
     if (cmd == 0) return cmd_list();
     // Threads are pinned (close, one per core) unless the user chose

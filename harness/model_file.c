@@ -352,9 +352,40 @@ static int compare_one(const xf_forward_args *a, int is_memory, const char *what
     return bad ? 1 : 0;
 }
 
+int xf_instance_decode_file(xf_instance *in, char *err, size_t err_size)
+{
+    const xf_forward_args f = in->args.forward;
+    for (int b = 0; f.tgt_pad && b < f.batch; b++)
+        for (int t = 1; t < f.seq_t; t++)
+            if (f.tgt_pad[(size_t)b * f.seq_t + t - 1] && !f.tgt_pad[(size_t)b * f.seq_t + t])
+                return ERR("--decode: tgt_key_padding_mask of sequence %d is not trailing (position %d is padding,"
+                           " %d is not): a decoded sequence cannot resume after its end", b, t - 1, t);
+    xf_generate_args *a = &in->args.generate;
+    *a = (xf_generate_args){.batch = f.batch, .seq_s = f.seq_s, .steps = f.seq_t, .heads = f.heads, .dk = f.dk,
+                            .d_ff = f.d_ff, .enc_layers = f.enc_layers, .dec_layers = f.dec_layers,
+                            .src_x = f.src_x, .tgt_x = f.tgt_x, .enc = f.enc, .dec = f.dec,
+                            .enc_norm = f.enc_norm, .dec_norm = f.dec_norm, .src_pad = f.src_pad,
+                            .tgt_pad = f.tgt_pad, .memory = f.memory, .y = f.y};
+    in->c.stage = XF_GENERATE;
+    in->flops = xf_generate_flops(a), in->bytes = xf_generate_bytes(a);
+    in->useful_flops = xf_generate_useful_flops(a);
+    in->tokens = (double)f.batch * f.seq_t, in->steps = f.seq_t;
+    return 0;
+}
+
+// The full pass's view of a forward or generate instance: what the
+// comparison with PyTorch reads (lengths, pads).
+static xf_forward_args pass_of(const xf_instance *in)
+{
+    if (in->c.stage != XF_GENERATE) return in->args.forward;
+    const xf_generate_args *g = &in->args.generate;
+    return (xf_forward_args){.batch = g->batch, .seq_s = g->seq_s, .seq_t = g->steps, .heads = g->heads,
+                             .dk = g->dk, .src_pad = g->src_pad, .tgt_pad = g->tgt_pad};
+}
+
 int xf_compare_with_torch(const xf_st *st, const xf_instance *in, const char *variant, FILE *out)
 {
-    const xf_forward_args *a = &in->args.forward;
+    const xf_forward_args pass = pass_of(in), *a = &pass;
     const char *names[2] = {"torch.memory", "torch.output"};
     int failed = 0, any = 0;
     for (int o = 0; o < 2; o++) {

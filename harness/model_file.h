@@ -14,6 +14,15 @@
 int xf_instance_from_file(xf_instance *in, const xf_st *st, const xf_case *base, int heads_given,
                           char *err, size_t err_size);
 
+// Turns a forward instance from a file into the same model decoded token
+// by token (stage generate): the encoder once, then one decoder step per
+// row of the file's tgt (teacher-forced), no lm_head (a file has no
+// embedding table). Its outputs stay memory and y, checked against the
+// full pass's reference and compared with PyTorch's full-pass outputs.
+// Target padding must be trailing (a sequence ends; it does not resume):
+// 0, or -1 with the reason.
+int xf_instance_decode_file(xf_instance *in, char *err, size_t err_size);
+
 // If st holds PyTorch's outputs (torch.memory, torch.output), compares the
 // instance's outputs and the fp64 reference with them and prints one line
 // each. Returns the number of comparisons that failed (0 if none were made).

@@ -109,6 +109,7 @@ void xf_options_parse(int argc, char **argv, xf_options *o)
         } else if (!strcmp(opt, "--csv")) o->csv = val;
         else if (!strcmp(opt, "--weights")) o->weights = val;
         else if (!strcmp(opt, "--out")) o->out = val;
+        else if (!strcmp(opt, "--decode")) o->decode = parse_int(opt, val, 0, 1);
         else if (!strcmp(opt, "--threads")) o->threads = parse_int(opt, val, 1, 1024);
         else if (!strcmp(opt, "--min-time")) o->min_time = parse_double(opt, val, 0.0, 3600.0);
         else if (!strcmp(opt, "--min-reps")) o->min_reps = parse_int(opt, val, 1, 1000000);
@@ -184,7 +185,10 @@ void xf_usage(const char *command)
              "  --weights FILE.safetensors  nn.Transformer state_dict names (batch-first inputs\n"
              "      src, tgt, src_key_padding_mask, tgt_key_padding_mask optional; heads from\n"
              "      metadata 'heads' or --heads); compares with torch.memory/torch.output if present\n"
-             "  --out FILE.safetensors      write 'memory' and 'output'");
+             "  --out FILE.safetensors      write 'memory' and 'output'\n"
+             "  --decode 0|1 (0)            1: the file's model decoded token by token (stage generate:\n"
+             "      encoder once, one decoder step per row of tgt, KV caches), checked against the full\n"
+             "      pass and compared with PyTorch's full-pass outputs");
     if (strcmp(command, "check"))
         puts("timing:\n"
              "  --min-time S (0.5)  --min-reps N (5)  --threads N (1)  --csv FILE (append rows)");

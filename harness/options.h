@@ -15,6 +15,7 @@ typedef struct {
     const char *csv;       // bench/forward: append rows here
     const char *weights;   // forward: nn.Transformer weights (safetensors)
     const char *out;       // forward: write memory and output here (safetensors)
+    int decode;            // forward --weights: decode the file's model token by token (generate)
     int heads_set;         // --heads was given
     int threads;
     double min_time;       // seconds

@@ -221,11 +221,12 @@ static cost generate_cost(const xf_generate_args *a)
         add_linear_rows(&c, a->batch * a->seq_s, real_rows(a->src_pad, a->batch, a->seq_s), 2 * d, d);
     xf_embed_args e = {.batch = a->batch, .seq = 1, .d_model = d};
     xf_lm_head_args h = {.rows = a->batch, .d_model = d, .vocab = a->vocab};
+    const double embed = a->tgt_ids ? 1.0 : 0.0, head = a->logits ? 1.0 : 0.0;
     for (int t = 0; t < a->steps; t++) {
         cost s = decode_cost(a->batch, a->heads, a->dk, a->d_ff, t, a->seq_s, a->src_pad);
-        c.flops += a->dec_layers * s.flops + xf_embed_flops(&e) + xf_lm_head_flops(&h);
-        c.useful += a->dec_layers * s.useful + xf_embed_flops(&e) + xf_lm_head_flops(&h);
-        c.bytes += a->dec_layers * s.bytes + xf_embed_bytes(&e) + xf_lm_head_bytes(&h);
+        c.flops += a->dec_layers * s.flops + embed * xf_embed_flops(&e) + head * xf_lm_head_flops(&h);
+        c.useful += a->dec_layers * s.useful + embed * xf_embed_flops(&e) + head * xf_lm_head_flops(&h);
+        c.bytes += a->dec_layers * s.bytes + embed * xf_embed_bytes(&e) + head * xf_lm_head_bytes(&h);
         if (a->dec_norm.gamma) add_norm(&c, a->batch, d);
     }
     return c;

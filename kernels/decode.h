@@ -43,18 +43,22 @@ typedef struct {
     // 0: teacher-forced, token t is tgt_ids[.][t] (the checked contract);
     // 1: greedy, token 0 from tgt_ids, token t+1 = argmax of step t's logits.
     int greedy;
-    const int32_t *src_ids;        // src_ids is (batch,seq_s)
-    const int32_t *tgt_ids;        // tgt_ids is (batch,steps)
+    const int32_t *src_ids;        // src_ids is (batch,seq_s); or NULL: src_x is used
+    const int32_t *tgt_ids;        // tgt_ids is (batch,steps); or NULL: tgt_x is used
     const float *src_table;        // src_table is (vocab,d_model)
     const float *tgt_table;        // tgt_table is (vocab,d_model): embedding and lm_head (tied)
+    const float *src_x;            // src_x is (batch,seq_s,d_model), already embedded
+    const float *tgt_x;            // tgt_x is (batch,steps,d_model), already embedded (a model
+                                   // file's teacher-forced target: no table, no logits)
     const xf_encoder_weights *enc; // enc[enc_layers]
     const xf_decoder_weights *dec; // dec[dec_layers]
     xf_norm_weights enc_norm, dec_norm; // gamma NULL: no final norm
     const uint8_t *src_pad;        // src_pad is (batch,seq_s); or NULL
-    int32_t *tokens;               // tokens is (batch,steps): the token fed at each step
+    const uint8_t *tgt_pad;        // tgt_pad is (batch,steps), trailing only (a sequence's end); or NULL
+    int32_t *tokens;               // tokens is (batch,steps): the token fed at each step (ids only)
     float *memory;                 // memory is (batch,seq_s,d_model)
     float *y;                      // y is (batch,steps,d_model): each step's decoder output
-    float *logits;                 // logits is (batch,steps,vocab)
+    float *logits;                 // logits is (batch,steps,vocab); NULL: no lm_head
 } xf_generate_args;
 
 // FLOPs of the step as computed (every cached key, padded ones included).

@@ -104,8 +104,9 @@ void xf_ref_decode_layer_d(const xf_decode_layer_args *a, const double *x, const
 }
 
 // Teacher-forced generation computes what the full pass computes for the
-// given target tokens (the decoder causal, no target padding); the logits
-// are a bias-free linear of its output with the tied table.
+// given target tokens (the decoder causal; trailing target padding hides
+// no key from a real row); the logits are a bias-free linear of its output
+// with the tied table.
 void xf_ref_generate_d(const xf_generate_args *a, double math_ulp, double *memory, double *memvar,
                        double *y, double *yvar, double *logits, double *logitvar)
 {
@@ -114,8 +115,9 @@ void xf_ref_generate_d(const xf_generate_args *a, double math_ulp, double *memor
                          .dk = a->dk, .d_ff = a->d_ff, .enc_layers = a->enc_layers,
                          .dec_layers = a->dec_layers, .vocab = a->vocab, .src_ids = a->src_ids,
                          .tgt_ids = a->tgt_ids, .src_table = a->src_table, .tgt_table = a->tgt_table,
-                         .enc = a->enc, .dec = a->dec, .enc_norm = a->enc_norm, .dec_norm = a->dec_norm,
-                         .src_pad = a->src_pad};
+                         .src_x = a->src_x, .tgt_x = a->tgt_x, .enc = a->enc, .dec = a->dec,
+                         .enc_norm = a->enc_norm, .dec_norm = a->dec_norm, .src_pad = a->src_pad,
+                         .tgt_pad = a->tgt_pad};
     xf_ref_forward_d(&f, math_ulp, memory, memvar, y, yvar);
-    xf_ref_linear_d(rows, a->vocab, d, y, yvar, a->tgt_table, NULL, 0, logits, logitvar, NULL);
+    if (a->logits) xf_ref_linear_d(rows, a->vocab, d, y, yvar, a->tgt_table, NULL, 0, logits, logitvar, NULL);
 }

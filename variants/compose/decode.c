@@ -84,7 +84,7 @@ void xf_compose_generate(xf_exec *ex, const xf_generate_args *a)
     const size_t src_rows = (size_t)B * a->seq_s, row = 2 * (size_t)d;
     xf_forward_args enc = {.batch = B, .seq_s = a->seq_s, .heads = a->heads, .dk = a->dk, .d_ff = a->d_ff,
                            .enc_layers = a->enc_layers, .vocab = a->vocab, .src_ids = a->src_ids,
-                           .src_table = a->src_table, .enc = a->enc, .enc_norm = a->enc_norm,
+                           .src_table = a->src_table, .src_x = a->src_x, .enc = a->enc, .enc_norm = a->enc_norm,
                            .src_pad = a->src_pad, .memory = a->memory};
     const xf_rows src = xf_rows_of(ex, B, a->seq_s, a->src_pad);
     const float *memory = xf_part_encoder_stack(ex, &enc, &src);
@@ -106,14 +106,19 @@ void xf_compose_generate(xf_exec *ex, const xf_generate_args *a)
         xf_rows_scatter(&src, 2 * d, kv_compact, cross_kv[l]);
     }
     for (int step = 0; step < a->steps; step++) {
-        for (int b = 0; b < B; b++) {
-            int32_t id = a->tgt_ids[(size_t)b * a->steps + step];
-            if (a->greedy && step > 0) id = argmax(logits + (size_t)b * a->vocab, a->vocab);
-            ids[b] = a->tokens[(size_t)b * a->steps + step] = id;
+        if (a->tgt_ids) {
+            for (int b = 0; b < B; b++) {
+                int32_t id = a->tgt_ids[(size_t)b * a->steps + step];
+                if (a->greedy && step > 0) id = argmax(logits + (size_t)b * a->vocab, a->vocab);
+                ids[b] = a->tokens[(size_t)b * a->steps + step] = id;
+            }
+            xf_embed_args e = {.batch = B, .seq = 1, .d_model = d, .vocab = a->vocab, .pos0 = step, .ids = ids,
+                               .table = a->tgt_table, .y = x};
+            xf_exec_call(ex, XF_EMBED, &e, sizeof e);
+        } else { // the given embedded target, row step of each sequence
+            for (int b = 0; b < B; b++)
+                memcpy(x + (size_t)b * d, a->tgt_x + ((size_t)b * a->steps + step) * d, (size_t)d * sizeof(float));
         }
-        xf_embed_args e = {.batch = B, .seq = 1, .d_model = d, .vocab = a->vocab, .pos0 = step, .ids = ids,
-                           .table = a->tgt_table, .y = x};
-        xf_exec_call(ex, XF_EMBED, &e, sizeof e);
         const float *in = x;
         for (int l = 0; l < L; l++) {
             float *out = t[l % 2];
@@ -128,13 +133,20 @@ void xf_compose_generate(xf_exec *ex, const xf_generate_args *a)
             xf_part_final_norm(ex, B, d, &a->dec_norm, in, normed);
             in = normed;
         }
-        xf_lm_head_args h = {.rows = B, .d_model = d, .vocab = a->vocab, .x = in, .table = a->tgt_table,
-                             .logits = logits};
-        xf_exec_call(ex, XF_LM_HEAD, &h, sizeof h);
+        if (a->logits) {
+            xf_lm_head_args h = {.rows = B, .d_model = d, .vocab = a->vocab, .x = in, .table = a->tgt_table,
+                                 .logits = logits};
+            xf_exec_call(ex, XF_LM_HEAD, &h, sizeof h);
+        }
         for (int b = 0; b < B; b++) {
-            memcpy(a->y + ((size_t)b * a->steps + step) * d, in + (size_t)b * d, (size_t)d * sizeof(float));
-            memcpy(a->logits + ((size_t)b * a->steps + step) * a->vocab, logits + (size_t)b * a->vocab,
-                   (size_t)a->vocab * sizeof(float));
+            // Past a sequence's end (its trailing target padding) the step
+            // still runs for the batch; its row is zero by contract.
+            float *y = a->y + ((size_t)b * a->steps + step) * d;
+            if (a->tgt_pad && a->tgt_pad[(size_t)b * a->steps + step]) memset(y, 0, (size_t)d * sizeof(float));
+            else memcpy(y, in + (size_t)b * d, (size_t)d * sizeof(float));
+            if (a->logits)
+                memcpy(a->logits + ((size_t)b * a->steps + step) * a->vocab, logits + (size_t)b * a->vocab,
+                       (size_t)a->vocab * sizeof(float));
         }
     }
 }
