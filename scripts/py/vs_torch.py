@@ -8,7 +8,15 @@ default path (eval(), inference_mode(), the encoder's nested-tensor fast
 path on, skipping padded source rows), the fast path off (every row
 computed, as xfbench does), and torch.compile of the default pass where
 the PyTorch supports it (its compile time and graph breaks stated apart).
-The headline ratio is against the fastest of them."""
+The headline ratio is against the fastest of them.
+
+With --decode it races greedy token-by-token generation instead
+(torch_decode.py): PyTorch's tutorial way (the decoder re-run on the
+growing prefix) and its cached loop (per-layer K/V caches, F.linear,
+F.scaled_dot_product_attention) against xfbench's checked generate stage
+(--greedy 1, after its teacher-forced check), tokens per second at each
+--batches, the same shapes (each side its own random weights: a step's
+cost does not depend on their values)."""
 import argparse
 import csv
 import json
@@ -50,6 +58,90 @@ def xf_time(args, model, reps, show):
             return next(csv.DictReader(f))
 
 
+def torch_decode(python, args, batch, way, reps, pin):
+    r = subprocess.run([python, os.path.join(PY, "torch_decode.py"), "--way", way, "--batch", str(batch),
+                        "--threads", str(args.threads), "--reps", str(reps), "--pin", str(pin),
+                        "--d-model", str(args.d_model), "--heads", str(args.heads),
+                        "--d-ff", str(args.d_ff or 4 * args.d_model), "--layers", str(args.layers),
+                        "--vocab", str(args.vocab), "--seq-s", str(args.seq), "--steps", str(args.steps)],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        die(f"xfbench: {python} torch_decode.py failed: {r.stderr.strip().splitlines()[-1:]}")
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def xf_generate(args, batch, reps, show):
+    """xfbench's generate, greedy, checked teacher-forced first."""
+    with tempfile.NamedTemporaryFile(suffix=".csv") as rows:
+        cmd = [args.xfbench, "bench", "--stage", "generate", "--variant", args.variant, "--greedy", "1",
+               "--batch", str(batch), "--seq-k", str(args.seq), "--steps", str(args.steps), "--pad", "none",
+               "--d-model", str(args.d_model), "--heads", str(args.heads), "--layers", str(args.layers),
+               "--vocab", str(args.vocab), "--threads", str(args.threads), "--min-reps", str(reps),
+               "--min-time", "0", "--csv", rows.name]
+        if args.d_ff:
+            cmd += ["--d-ff", str(args.d_ff)]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if show:
+            sys.stdout.write(r.stdout)
+        if r.returncode != 0:
+            sys.stdout.write(r.stdout)
+            die(f"xfbench: the {args.variant} generate failed (exit {r.returncode}): no time is compared\n{r.stderr}")
+        with open(rows.name) as f:
+            return next(csv.DictReader(f))
+
+
+def decode_race(args, torches):
+    """Tokens/s of greedy generation: PyTorch's two ways under every
+    PyTorch found, and xfbench, per batch; PyTorch timed in every round,
+    xfbench (checked, which takes minutes) once, between the rounds."""
+    pins = (1, 0) if args.threads > 1 else (1,)
+    lines = [f"greedy generation, d_model {args.d_model}, {args.heads} heads, {args.layers}+{args.layers} layers,"
+             f" vocab {args.vocab} (tied lm_head), source {args.seq}, {args.steps} steps (encoder included),"
+             f" {args.threads} thread(s); PyTorch medians over {args.rounds} rounds"]
+    for batch in [int(b) for b in args.batches.split(",")]:
+        runs, info, row = {}, {}, None
+        for round_no in range(args.rounds):
+            for python in torches:
+                for way in ("rerun", "cached"):
+                    if any("unavailable" in info.get((python, way, p), {}) for p in pins):
+                        continue
+                    for pin in pins:
+                        r = torch_decode(python, args, batch, way, args.rerun_reps if way == "rerun" else args.reps,
+                                         pin)
+                        info[python, way, pin] = r
+                        runs.setdefault((python, way, pin), []).extend(r.get("times_ns", []))
+            if round_no == (args.rounds - 1) // 2:  # xfbench between PyTorch's rounds
+                row = xf_generate(args, batch, args.reps, batch == int(args.batches.split(",")[0]))
+        tokens = batch * args.steps
+        xf_ns = float(row["median_ns"])
+        lines.append(f" batch {batch}: {tokens} tokens per generation")
+        ways = {}
+        for python in torches:
+            for way in ("rerun", "cached"):
+                i = info.get((python, way, pins[0]), {})
+                name = f"  PyTorch {i.get('version', '?'):<14} {way:<7}"
+                timed = [(statistics.median(runs[python, way, p]), p) for p in pins if runs.get((python, way, p))]
+                if not timed:
+                    lines.append(f"{name} unavailable: {i.get('unavailable', 'no times')}")
+                    continue
+                t, pin = min(timed)
+                i = info[python, way, pin]
+                lines.append(f"{name} ({i['threads']} thr {'pinned' if pin else 'unpinned':<8}) {t / 1e6:10.1f} ms"
+                             f" {tokens / t * 1e9:9.1f} tokens/s   xfbench is {t / xf_ns:.2f}x faster"
+                             + (f"   ({i['attention']})" if way == "cached" else ""))
+                if way not in ways or t < ways[way][0]:
+                    ways[way] = (t, i["version"])
+        lines.append(f"  xfbench {args.variant:<21} ({row['threads']} thr pinned, checked) {xf_ns / 1e6:10.1f} ms"
+                     f" {tokens / xf_ns * 1e9:9.1f} tokens/s   {float(row['ms_per_step']):.2f} ms per step;"
+                     f" {float(row['gbps']):.1f} GB/s, {row['pct_peak']}% of the {row['roof']} roof")
+        for way, (t, version) in sorted(ways.items()):
+            lines.append(f"  headline batch {batch}: xfbench is {t / xf_ns:.2f}x PyTorch {version}'s fastest {way} way")
+    print("\n" + "\n".join(lines))
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write("\n".join(lines) + "\n")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--d-model", type=int, default=512)
@@ -68,6 +160,11 @@ def main():
     ap.add_argument("--xfbench", default=os.path.join(TOP, "build", "xfbench"))
     ap.add_argument("--no-compile", action="store_true", help="leave torch.compile out (it compiles every round)")
     ap.add_argument("--out", help="also write the printed table to this file")
+    ap.add_argument("--decode", action="store_true", help="race greedy token-by-token generation instead")
+    ap.add_argument("--batches", default="1,8", help="--decode: batch sizes")
+    ap.add_argument("--steps", type=int, default=128, help="--decode: tokens generated per sequence")
+    ap.add_argument("--vocab", type=int, default=32000, help="--decode: vocabulary (tied lm_head)")
+    ap.add_argument("--rerun-reps", type=int, default=1, help="--decode: timed generations of the rerun way per round")
     ap.add_argument("--allow-dirty", action="store_true",
                     help="--out into results/ from a tree with uncommitted changes (the table says -dirty)")
     args = ap.parse_args()
@@ -77,6 +174,11 @@ def main():
     torches = [p for p in TORCHES if os.path.exists(p)]
     if not torches:
         die("xfbench: no PyTorch found; run scripts/setup torch (Debian 1.13) or scripts/setup torch2 (PyPI)")
+    if args.decode:
+        if args.seq == 512 and "--seq" not in sys.argv:
+            args.seq = 128  # the source length of the decoding race
+        decode_race(args, torches)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         model = os.path.join(tmp, "model.safetensors")
         subprocess.run([torches[0], os.path.join(PY, "torch_golden.py"), "--out", model,
