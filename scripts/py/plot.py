@@ -277,6 +277,54 @@ def forward_stages(rows, out, made, multi_host):
     save(fig, out, "forward_stages", rows, made)
 
 
+def decode_batches(rows, out, made, multi_host):
+    """Decoding: tokens/s of a decode_layer step against batch (column
+    tokens_per_s), per variant, under both roofs of the step: the memory
+    roof (the bandwidth of the level holding its bytes, from the rows' own
+    %peak, or this machine's cached peak: batch x bandwidth / bytes of the
+    step) and the FMA roof (batch x FMA peak / FLOPs of the step)."""
+    dec = [r for r in rows if r["stage"] == "decode_layer" and r.get("tokens_per_s") and r["threads"] == "1"]
+    if len({r["batch"] for r in dec}) < 2:
+        return
+    depth = {r["shape"].split("depth=")[1].split()[0] for r in dec if "depth=" in r.get("shape", "")}
+    if len(depth) > 1:  # the batch series at its most common depth
+        common = max(depth, key=lambda d: sum(f"depth={d} " in r["shape"] + " " for r in dec))
+        dec = [r for r in dec if f"depth={common} " in r["shape"] + " "]
+    fig, ax = plt.subplots(figsize=(7, 5))
+    by = defaultdict(lambda: defaultdict(list))
+    for r in dec:
+        by[label(r, multi_host)][int(r["batch"])].append(float(r["tokens_per_s"]))
+    for name, pts in sorted(by.items()):
+        xs = sorted(pts)
+        ax.plot(xs, [med(pts[x]) for x in xs], marker="o", ms=3, label=name)
+    # The roofs, per batch: from the step's own bytes and useful FLOPs.
+    # A step's bytes (the weights, mostly) hardly change with the batch, so
+    # one level holds them at every batch: its bandwidth from the rows held
+    # against it (at large batches the FMA roof is the lower one), else
+    # this machine's cached DRAM triad.
+    cached_bw, cached_flops = cached_roofs({r["cpu"] for r in dec})
+    held = [(r["gbps"] * 100 / r["pct_peak"], r["roof"]) for r in dec if r["pct_peak"] and r.get("roof") != "FMA"]
+    bw, level = (med([h[0] for h in held]), held[0][1]) if held else (cached_bw.get("DRAM"), "DRAM")
+    steps = {}
+    for r in dec:
+        steps.setdefault(int(r["batch"]), (r["gbps"] * r["median_ns"], r["useful"] * r["median_ns"]))
+    xs = sorted(steps)
+    if bw:
+        ax.plot(xs, [b * bw * 1e9 / steps[b][0] for b in xs], color="black", ls="--", lw=1,
+                label=f"memory roof ({level} {bw:.0f} GB/s)")
+    if cached_flops:
+        ax.plot(xs, [b * cached_flops * 1e9 / steps[b][1] for b in xs], color="black", lw=1,
+                label=f"FMA roof ({cached_flops:.0f} GFLOP/s)")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("batch (sequences decoded together)")
+    ax.set_ylabel("tokens/s, one decoder layer, 1 thread")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=7)
+    fig.suptitle("Decoding: tokens/s against batch, under the memory and FMA roofs")
+    save(fig, out, "decode_vs_batch", rows, made)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("csv", nargs="+")
@@ -296,6 +344,7 @@ def main():
     speedups(rows, "blas", args.out, made, multi_host)
     roofline(rows, args.out, made, multi_host)
     forward_stages(rows, args.out, made, multi_host)
+    decode_batches(rows, args.out, made, multi_host)
     line_panels([r for r in rows if r["stage"] in ("linear", "attention")], "threads",
                 "Throughput against threads (pinned)", args.out, "threads", made, multi_host, logx=False)
     if not made:

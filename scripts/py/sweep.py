@@ -55,12 +55,16 @@ def sweeps(quick):
         lin_seqs, lin_shapes = (16,), ((96, 32), (128, 32), (32, 128))
         fwd = [dict(seq=16, layers=1, heads=2, dk=16)]
         thr = dict(seq=64, heads=2, dk=16, n=96, k=32)
+        dec_batches, dec_depths, dec = (1, 4), (0, 16), dict(heads=2, dk=16, seq=16)
     else:
         dks, heads, seqs = (16, 32, 64, 128, 256), (1, 2, 4, 8, 16), tuple(2 ** i for i in range(6, 13))
         base = {"heads": 8, "dk": 64, "seq": 512}
         lin_seqs, lin_shapes = (128, 512, 2048), ((1536, 512), (512, 512), (2048, 512), (512, 2048))
         fwd = [dict(seq=128, layers=6, heads=8, dk=64), dict(seq=512, layers=6, heads=8, dk=64)]
         thr = dict(seq=2048, heads=8, dk=64, n=1536, k=512)
+        # Decoding: batch 1..64 at depth 128 (where a step turns from
+        # bandwidth- to compute-bound), depth 0..2048 at batch 1; source 128.
+        dec_batches, dec_depths, dec = (1, 2, 4, 8, 16, 32, 64), (0, 128, 512, 1024, 2048), dict(heads=8, dk=64, seq=128)
     s = {
         "dk": [point("attention", "dk", **{**base, "dk": d}) for d in dks],
         "heads": [point("attention", "heads", **{**base, "heads": h}) for h in heads],
@@ -71,8 +75,10 @@ def sweeps(quick):
         "threads": [point(st, "threads", threads=t, **{kk: v for kk, v in thr.items()
                                                       if st == "linear" or kk not in ("n", "k")})
                     for st in ("linear", "attention") for t in (1, 2)],
+        "decode": [point("decode_layer", "batch", batch=b, depth=dec_depths[1], **dec) for b in dec_batches] +
+                  [point("decode_layer", "depth", batch=1, depth=dp, **dec) for dp in dec_depths if dp != dec_depths[1]],
     }
-    s["all"] = [p for name in ("dk", "heads", "seq", "linear", "forward", "threads") for p in s[name]]
+    s["all"] = [p for name in ("dk", "heads", "seq", "linear", "forward", "threads", "decode") for p in s[name]]
     return s
 
 
@@ -100,8 +106,11 @@ def variants_for(xfbench, p):
 
 def options(p, value_placeholder=True):
     """xfbench options of the point; its swept parameter as hyperfine's {param}."""
-    o = ["--stage", p["stage"], "--batch", str(p.get("batch", 1))]
-    for key in ("heads", "dk", "seq", "n", "k", "layers"):
+    o = ["--stage", p["stage"]]
+    for key in ("batch", "heads", "dk", "seq", "n", "k", "layers", "depth"):
+        if key == "batch" and key not in p:
+            o += ["--batch", "1"]
+            continue
         if key in p:
             v = "{%s}" % key if value_placeholder and key == p["param"] else str(p[key])
             o += [f"--{key}", v]
@@ -111,7 +120,11 @@ def options(p, value_placeholder=True):
 
 def matches(row, p):
     want = {"stage": p["stage"], "threads": p["threads"], "heads": p.get("heads"), "dk": p.get("dk"),
-            "seq_q": p.get("seq"), "n": p.get("n"), "k": p.get("k"), "layers": p.get("layers")}
+            "seq_k" if "depth" in p else "seq_q": p.get("seq"), "n": p.get("n"), "k": p.get("k"),
+            "layers": p.get("layers"), "batch": p.get("batch")}
+    # the depth is in the stage's own description (column shape)
+    if "depth" in p and f"depth={p['depth']} " not in row.get("shape", "") + " ":
+        return False
     return all(v is None or row.get(col) == str(v) for col, v in want.items())
 
 
@@ -123,8 +136,8 @@ def rows_of(path):
 
 
 def point_id(p):
-    return "-".join([p["stage"]] + [f"{k}{p[k]}" for k in ("heads", "dk", "seq", "n", "k", "layers", "threads")
-                                    if k in p])
+    return "-".join([p["stage"]] + [f"{k}{p[k]}" for k in ("batch", "heads", "dk", "seq", "n", "k", "layers",
+                                                            "depth", "threads") if k in p])
 
 
 def run_point(args, p, csv_path, json_dir, index, total):
@@ -142,7 +155,7 @@ def run_point(args, p, csv_path, json_dir, index, total):
     hf = ["hyperfine", "-N", "--runs", str(args.runs), "--ignore-failure",
           "--export-json", os.path.join(json_dir, name + ".json"),
           "--export-csv", os.path.join(json_dir, name + ".csv"),
-          "-L", p["param"], str(p[p["param"]] if p["param"] != "threads" else p["threads"]), cmd]
+          "-L", p["param"], str(p[p["param"]]), cmd]
     if not sys.stdout.isatty():
         hf[1:1] = ["--style", "basic"]
     print(f"[{index}/{total}] {point_id(p)}: {len(vs)} variants x {args.runs} runs", flush=True)
@@ -177,7 +190,7 @@ def merge(out, sweep):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("sweep", help="dk, heads, seq, linear, forward, threads or all")
+    ap.add_argument("sweep", help="dk, heads, seq, linear, forward, threads, decode or all")
     ap.add_argument("--quick", action="store_true", help="tiny shapes, under a minute (CI)")
     ap.add_argument("--out", default=os.path.join(TOP, "results", "sweeps"), help="results directory")
     ap.add_argument("--runs", type=int, default=2, help="hyperfine runs per point (each appends CSV rows)")
