@@ -43,9 +43,10 @@ else
     fail "GNU parallel is not installed (scripts/setup sweep)"
 fi
 XFBENCH_HOST=local sweep forward >/dev/null 2>&1 || fail "quick forward sweep"
+XFBENCH_HOST=local sweep decode >/dev/null 2>&1 || fail "quick decode sweep"
 /usr/bin/python3 "$top/scripts/py/plot.py" "$tmp/out/seq.csv" "$tmp/out/local/dk.csv" "$tmp/out/local/forward.csv" \
-    --out "$tmp/plots" >"$tmp/plotlog" 2>&1 || fail "plot: $(cat "$tmp/plotlog")"
-for p in attention_vs_seq attention_vs_dk roofline forward_stages speedup_vs_blas; do
+    "$tmp/out/local/decode.csv" --out "$tmp/plots" >"$tmp/plotlog" 2>&1 || fail "plot: $(cat "$tmp/plotlog")"
+for p in attention_vs_seq attention_vs_dk roofline forward_stages speedup_vs_blas decode_vs_batch; do
     for ext in png svg; do
         [ -s "$tmp/plots/$p.$ext" ] || fail "no $p.$ext"
     done
