@@ -38,14 +38,15 @@ static xf_row_rates rates_of(const xf_instance *in, const xf_timing *t, int thre
     xf_row_rates r = {.roof = XF_ROOF_FMA, .pct_peak = -1.0, .useful_pct_peak = -1.0};
     if (peak.flops_1 <= 0) return r;
     r.useful_pct_peak = 100.0 * in->useful_flops / t->median_ns / xf_peak_flops(&peak, threads);
+    const xf_stage_desc *desc = xf_stage_desc_of(in->c.stage);
     const xf_roof level = xf_peak_level(&peak, in->bytes, threads);
-    if (!xf_stage_desc_of(in->c.stage)->memory_bound &&
-        xf_peak_bw(&peak, level, threads) * in->useful_flops / in->bytes >= xf_peak_flops(&peak, threads)) {
+    const double bw = desc->read_roof ? xf_peak_read_bw(&peak, level, threads) : xf_peak_bw(&peak, level, threads);
+    if (!desc->memory_bound && bw * in->useful_flops / in->bytes >= xf_peak_flops(&peak, threads)) {
         r.pct_peak = r.useful_pct_peak;
         return r;
     }
-    r.roof = level;
-    r.pct_peak = 100.0 * in->bytes / t->median_ns / xf_peak_bw(&peak, r.roof, threads);
+    r.roof = level, r.read = desc->read_roof;
+    r.pct_peak = 100.0 * in->bytes / t->median_ns / bw;
     return r;
 }
 
@@ -363,7 +364,7 @@ static void bench_instance(xf_instance *in, entry *es, int n, const xf_options *
         printf("%-13s %-24s %-44s %10.4f %10.4f %6.1f %8.2f %8.2f %8.2f %6.1f%% %-4s %9.3f  ok (err/bound %.2g)%s%s\n",
                xf_stage_name(s), e->r.name, desc, tm.median_ns / 1e6, tm.min_ns / 1e6,
                tm.spread_pct, in->flops / tm.median_ns, in->useful_flops / tm.median_ns,
-               in->bytes / tm.median_ns, rates.pct_peak, xf_roof_name(rates.roof), e->r.prepare_ns / 1e6,
+               in->bytes / tm.median_ns, rates.pct_peak, xf_rates_roof_name(&rates), e->r.prepare_ns / 1e6,
                r.worst_ratio, e->r.v ? "" : "  ran: ", e->r.v ? "" : comp);
         if (in->tokens > 0)
             printf("  decoding: %.1f tokens/s, %.3f ms per step (%.0f tokens in %.0f steps)\n",
@@ -434,9 +435,10 @@ static int cmd_peak(const xf_machine *m)
             printf(" %d (%s)", xf_gemm_kc(xf_registry_family(i)->gemm_nr), xf_registry_family(i)->name);
     printf("; streaming stores from %zu MiB read+written; libxsmm k slice %d; omp chunks of %zu KiB of rows\n",
            b->stream_working_set >> 20, b->xsmm_kc, b->chunk >> 10);
-    printf("peak: FMA %.1f GFLOP/s on 1 thread (%s), %.1f on %d; DRAM triad %.1f GB/s on 1, %.1f on %d; cached in %s\n",
+    printf("peak: FMA %.1f GFLOP/s on 1 thread (%s), %.1f on %d; DRAM triad %.1f GB/s on 1, %.1f on %d; DRAM read"
+           " %.1f GB/s on 1, %.1f on %d; cached in %s\n",
            peak.flops_1, peak.flops_family, peak.flops_all, peak.procs, peak.bw_1[XF_ROOF_DRAM],
-           peak.bw_all[XF_ROOF_DRAM], peak.procs, path);
+           peak.bw_all[XF_ROOF_DRAM], peak.procs, peak.rd_1[XF_ROOF_DRAM], peak.rd_all[XF_ROOF_DRAM], peak.procs, path);
     return 0;
 }
 
@@ -453,10 +455,11 @@ static int cmd_bench(const xf_options *o, const xf_machine *m, int breakdown)
     get_peak(m);
     printf("# roofs for %d thread(s): FMA %.1f GFLOP/s (%s vectors); triad GB/s L1 %.1f, L2 %.1f, L3 %.1f, DRAM %.1f;"
            " %%peak: embed, softmax, add_layernorm against the level holding their bytes (roof), the rest"
-           " useful GFLOP/s against the lower of FMA and that level's bandwidth x useful FLOPs per byte\n",
+           " useful GFLOP/s against the lower of FMA and that level's bandwidth x useful FLOPs per byte (decoding:"
+           " read-only bandwidth, DRAM %.1f GB/s)\n",
            o->threads, xf_peak_flops(&peak, o->threads), peak.flops_family, xf_peak_bw(&peak, XF_ROOF_L1, o->threads),
            xf_peak_bw(&peak, XF_ROOF_L2, o->threads), xf_peak_bw(&peak, XF_ROOF_L3, o->threads),
-           xf_peak_bw(&peak, XF_ROOF_DRAM, o->threads));
+           xf_peak_bw(&peak, XF_ROOF_DRAM, o->threads), xf_peak_read_bw(&peak, XF_ROOF_DRAM, o->threads));
     printf("%-13s %-24s %-44s %10s %10s %6s %8s %8s %8s %7s %-4s %9s  %s\n", "stage", "variant", "shape",
            "median_ms", "min_ms", "sprd%", "GFLOP/s", "useful", "GB/s", "%peak", "roof", "prep_ms", "check");
     int any = 0;

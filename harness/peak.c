@@ -8,6 +8,7 @@
 #include "../variants/isa/caches.h"
 #include "../variants/isa/clock.h"
 #include "../variants/isa/isa.h"
+#include "../variants/isa/huge.h"
 #include "peak.h"
 #include "registry.h"
 #include "runner.h"
@@ -48,6 +49,57 @@ static double fma_on(const xf_family *f, int threads, double seconds)
 }
 
 typedef void (*triad_fn)(float *a, const float *b, const float *c, long n, int stream);
+typedef float (*read_fn)(const float *b, long n);
+
+// Arrays of the roofs: from 2 MiB on in huge pages, as the data of the
+// kernels they bound (variants/isa/huge.h).
+static float *roof_array(size_t bytes)
+{
+    return bytes >= ((size_t)2 << 20) ? xf_alloc_huge(bytes) : aligned_alloc(64, (bytes + 63) / 64 * 64);
+}
+
+// A read-only pass over `per_thread` bytes on each thread (4 bytes per
+// element), best of `samples`, as triad_bw.
+static double read_bw(read_fn read, double per_thread, int threads, int samples)
+{
+    const long n = ((long)(per_thread / 4) + 127) / 128 * 128;
+    const long passes = (long)((512.0 * (1 << 20)) / (4.0 * n)) + 1;
+    double best = 1e30;
+    int failed = 0;
+#ifdef _OPENMP
+#pragma omp parallel num_threads(threads) reduction(| : failed)
+#endif
+    {
+        float *b = roof_array((size_t)n * sizeof(float));
+        failed = !b;
+        if (!failed)
+            for (long i = 0; i < n; i++) b[i] = 1.0f;
+        float sum = 0.0f;
+        for (int s = 0; s < samples; s++) {
+            double t0 = 0.0;
+#ifdef _OPENMP
+#pragma omp barrier
+#pragma omp master
+#endif
+            t0 = xf_now_ns();
+            for (long r = 0; r < passes && !failed; r++) sum += read(b, n);
+#ifdef _OPENMP
+#pragma omp barrier
+#pragma omp master
+#endif
+            {
+                double t = xf_now_ns() - t0;
+                if (t < best) best = t;
+            }
+        }
+        volatile float sink = sum;
+        (void)sink;
+        free(b);
+    }
+    (void)threads;
+    if (failed) return 0.0;
+    return 4.0 * (double)n * passes * threads / best;
+}
 
 // STREAM triad with `per_thread` bytes of working set (3 arrays) on each
 // thread, counting 12 bytes per element as STREAM does: every thread its
@@ -64,7 +116,7 @@ static double triad_bw(triad_fn triad, double per_thread, int threads, int strea
 #endif
     {
         const size_t bytes = (size_t)n * sizeof(float);
-        float *a = aligned_alloc(64, bytes), *b = aligned_alloc(64, bytes), *c = aligned_alloc(64, bytes);
+        float *a = roof_array(bytes), *b = roof_array(bytes), *c = roof_array(bytes);
         failed = !a || !b || !c;
         if (!failed)
             for (long i = 0; i < n; i++) a[i] = 0.0f, b[i] = 1.0f, c[i] = 2.0f;
@@ -128,6 +180,7 @@ int xf_peak_measure(xf_peak *p, double seconds, FILE *log)
     }
     // The best SIMD family's vectors; naive's (SSE2) only where none runs.
     triad_fn triad = NULL;
+    read_fn read = NULL;
     for (int pass = 0; pass < 2 && !p->flops_1; pass++)
         for (int i = 0; i < xf_registry_count(); i++) {
             const xf_family *f = xf_registry_family(i);
@@ -149,11 +202,11 @@ int xf_peak_measure(xf_peak *p, double seconds, FILE *log)
             if (log)
                 fprintf(log, "FMA %-10s %10.1f GFLOP/s %10.1f GFLOP/s (%d threads)\n", f->name, one, all, p->procs);
             if (one > p->flops_1) {
-                p->flops_1 = one, p->flops_all = all, triad = f->triad;
+                p->flops_1 = one, p->flops_all = all, triad = f->triad, read = f->read;
                 snprintf(p->flops_family, sizeof p->flops_family, "%s", f->name);
             }
         }
-    if (!triad) return -1;
+    if (!triad || !read) return -1;
     // Best of many: bandwidth bursts of neighbours last longer than one sample.
     const int samples = seconds >= 1.0 ? 15 : 3;
     for (int l = XF_NLEVELS - 1; l >= 0; l--) {
@@ -185,15 +238,29 @@ int xf_peak_measure(xf_peak *p, double seconds, FILE *log)
             if (one > p->bw_1[l]) p->bw_1[l] = one;
             if (all > p->bw_all[l]) p->bw_all[l] = all;
         }
+        // The read-only roof at the same working sets (and at the edge).
+        p->rd_1[l] = read_bw(read, p->ws[l], 1, samples);
+        p->rd_all[l] = read_bw(read, shared ? p->ws[l] / p->procs : p->ws[l], p->procs, samples);
+        if (edge > 0 && edge < p->ws[l]) {
+            double one = read_bw(read, edge, 1, samples);
+            double all = read_bw(read, l == XF_ROOF_DRAM ? edge / p->procs : edge, p->procs, samples);
+            if (one > p->rd_1[l]) p->rd_1[l] = one;
+            if (all > p->rd_all[l]) p->rd_all[l] = all;
+        }
         // A roof bounds: a level is never slower than the one behind it
         // (a working set it holds could always be served from further out).
         if (l < XF_ROOF_DRAM && p->bw_1[l] < p->bw_1[l + 1]) p->bw_1[l] = p->bw_1[l + 1];
         if (l < XF_ROOF_DRAM && p->bw_all[l] < p->bw_all[l + 1]) p->bw_all[l] = p->bw_all[l + 1];
+        if (l < XF_ROOF_DRAM && p->rd_1[l] < p->rd_1[l + 1]) p->rd_1[l] = p->rd_1[l + 1];
+        if (l < XF_ROOF_DRAM && p->rd_all[l] < p->rd_all[l + 1]) p->rd_all[l] = p->rd_all[l + 1];
     }
     for (int l = 0; l < XF_NLEVELS && log; l++)
         fprintf(log, "triad %-8s %10.1f GB/s    %10.1f GB/s    (%d threads; working set %.3g MiB%s)\n",
                 xf_roof_name((xf_roof)l), p->bw_1[l], p->bw_all[l], p->procs, p->ws[l] / (1 << 20),
                 l == XF_ROOF_L1 ? "" : l == XF_ROOF_DRAM ? " and 2x L3, stores cached or streaming" : " and 2x the level before");
+    for (int l = 0; l < XF_NLEVELS && log; l++)
+        fprintf(log, "read  %-8s %10.1f GB/s    %10.1f GB/s    (read-only: the roof of decoding)\n",
+                xf_roof_name((xf_roof)l), p->rd_1[l], p->rd_all[l]);
     return p->flops_1 > 0 && p->bw_1[XF_ROOF_DRAM] > 0 ? 0 : -1;
 }
 
@@ -237,7 +304,7 @@ static void key(const xf_machine *m, char *buf, size_t size)
 {
     const char *cap = getenv("XFBENCH_MAX_ISA");
     const xf_caches *c = xf_caches_get();
-    snprintf(buf, size, "v2|%s|%s|cap %s|%d|caches %zu %zu %zu", m->cpu, m->isa, cap && *cap ? cap : "none", procs(),
+    snprintf(buf, size, "v3|%s|%s|cap %s|%d|caches %zu %zu %zu", m->cpu, m->isa, cap && *cap ? cap : "none", procs(),
              c->l1d, c->l2, c->l3);
 }
 
@@ -252,7 +319,8 @@ int xf_peak_load(xf_peak *p, const xf_machine *m)
     int ok = fgets(line, sizeof line, f) && !strncmp(line, want, strlen(want)) && line[strlen(want)] == '\n' &&
              fscanf(f, "%d %lf %lf %15s", &p->procs, &p->flops_1, &p->flops_all, p->flops_family) == 4;
     for (int l = 0; ok && l < XF_NLEVELS; l++)
-        ok = fscanf(f, "%lf %lf %lf", &p->bw_1[l], &p->bw_all[l], &p->ws[l]) == 3 && p->bw_1[l] > 0;
+        ok = fscanf(f, "%lf %lf %lf %lf %lf", &p->bw_1[l], &p->bw_all[l], &p->ws[l], &p->rd_1[l], &p->rd_all[l]) == 5 &&
+             p->bw_1[l] > 0 && p->rd_1[l] > 0;
     ok = ok && fscanf(f, "%lf %lf %lf", &p->cache[0], &p->cache[1], &p->cache[2]) == 3;
     fclose(f);
     return ok && p->flops_1 > 0 ? 0 : -1;
@@ -267,7 +335,8 @@ void xf_peak_save(const xf_peak *p, const xf_machine *m)
     if (!f) return;
     key(m, k, sizeof k);
     fprintf(f, "%s\n%d %.3f %.3f %s\n", k, p->procs, p->flops_1, p->flops_all, p->flops_family);
-    for (int l = 0; l < XF_NLEVELS; l++) fprintf(f, "%.3f %.3f %.0f\n", p->bw_1[l], p->bw_all[l], p->ws[l]);
+    for (int l = 0; l < XF_NLEVELS; l++)
+        fprintf(f, "%.3f %.3f %.0f %.3f %.3f\n", p->bw_1[l], p->bw_all[l], p->ws[l], p->rd_1[l], p->rd_all[l]);
     fprintf(f, "%.0f %.0f %.0f\n", p->cache[0], p->cache[1], p->cache[2]);
     fclose(f);
 }
@@ -282,6 +351,11 @@ double xf_peak_flops(const xf_peak *p, int threads) { return scaled(p->flops_1, 
 double xf_peak_bw(const xf_peak *p, xf_roof level, int threads)
 {
     return scaled(p->bw_1[level], p->bw_all[level], p->procs, threads);
+}
+
+double xf_peak_read_bw(const xf_peak *p, xf_roof level, int threads)
+{
+    return scaled(p->rd_1[level], p->rd_all[level], p->procs, threads);
 }
 
 xf_roof xf_peak_level(const xf_peak *p, double bytes, int threads)

@@ -1,7 +1,8 @@
 // The machine's measured roofs, the denominators of pct_peak: fp32 FMA
 // throughput (the best vectors the CPU and XFBENCH_MAX_ISA allow) and the
 // read+write bandwidth of each memory level (STREAM triad at a working set
-// sized from the detected cache sizes), on 1 thread and on all of them.
+// sized from the detected cache sizes), and its read-only bandwidth, on 1
+// thread and on all of them.
 #ifndef XF_PEAK_H
 #define XF_PEAK_H
 
@@ -17,6 +18,7 @@ typedef struct {
     int procs;                 // threads of the "all" measurements
     double flops_1, flops_all; // GFLOP/s
     double bw_1[XF_NLEVELS], bw_all[XF_NLEVELS]; // GB/s, triad counting (12 bytes per element)
+    double rd_1[XF_NLEVELS], rd_all[XF_NLEVELS]; // GB/s of a read-only pass (4 bytes per element)
     double ws[XF_NLEVELS];     // working set each level was measured at, bytes, 1 thread
     double cache[3];           // L1d, L2 per core, L3 in all, bytes (variants/isa/caches.h)
     char flops_family[16];     // the family whose vectors gave flops_*
@@ -40,6 +42,11 @@ void xf_peak_save(const xf_peak *p, const xf_machine *m);
 // value, scaled by threads up to the all-thread value.
 double xf_peak_flops(const xf_peak *p, int threads);
 double xf_peak_bw(const xf_peak *p, xf_roof level, int threads);
+// The read-only roof: what bounds a stage whose traffic is reads (a decode
+// step streams weights and caches and writes a few rows). On the Zen 3 of
+// this project one core reads DRAM at about 2/3 of its triad rate: triad's
+// reads, with its writes on the side.
+double xf_peak_read_bw(const xf_peak *p, xf_roof level, int threads);
 // The memory level whose roof bounds a stage that moves `bytes` per call
 // on `threads` threads: the smallest level holding at least half of them
 // (a working set up to twice a level's size is still served largely from

@@ -3,6 +3,12 @@
 #include "report.h"
 #include "stages/stage.h"
 
+const char *xf_rates_roof_name(const xf_row_rates *r)
+{
+    static const char *const read[XF_NLEVELS] = {"L1-read", "L2-read", "L3-read", "DRAM-read"};
+    return r->read && r->roof < XF_NLEVELS ? read[r->roof] : xf_roof_name(r->roof);
+}
+
 void xf_case_describe(const xf_case *c, char *buf, size_t size)
 {
     buf[0] = '\0';
@@ -79,7 +85,7 @@ void xf_csv_row(FILE *f, const xf_instance *in, const char *variant, const char 
     if (t) {
         fprintf(f, "%.4f,", in->useful_flops / t->median_ns);
         if (rates->useful_pct_peak >= 0) fprintf(f, "%.2f", rates->useful_pct_peak);
-        fprintf(f, ",%s", xf_roof_name(rates->roof));
+        fprintf(f, ",%s", xf_rates_roof_name(rates));
     } else {
         fputs(",,", f);
     }

@@ -50,6 +50,10 @@ typedef struct {
     // 64-byte aligned arrays; stream: non-temporal stores), for the memory
     // roofs; NULL for the families without their own vectors.
     void (*triad)(float *a, const float *b, const float *c, long n, int stream);
+    // One read-only pass: the sum of b[0..n) (n a multiple of 128, 64-byte
+    // aligned), for the read roofs of what streams weights and caches
+    // (decoding); NULL for the families without their own vectors.
+    float (*read)(const float *b, long n);
     int isa;
     // SIMD families: columns of their GEMM's B panels (the k slice follows
     // from it: variants/isa/blocking.h); 0 for the others.

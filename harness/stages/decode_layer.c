@@ -93,6 +93,6 @@ static void options(const xf_case *c, char *buf, size_t size)
     xf_compound_options(c, buf, size);
 }
 
-const xf_stage_desc xf_stage_decode_layer = {.build = build, .reference = reference, .bytes_needed = bytes_needed,
+const xf_stage_desc xf_stage_decode_layer = {.read_roof = 1, .build = build, .reference = reference, .bytes_needed = bytes_needed,
                                              .describe = describe, .options = options, .grid = xf_grid_decode,
                                              .calls = xf_layer_calls};

@@ -19,6 +19,10 @@ typedef struct {
     // Which roof its %peak is against: 1, the bandwidth of the memory level
     // holding its bytes (it moves a few bytes per flop); 0, the FMA peak.
     int memory_bound;
+    // 1: its traffic is reads (a decode step streams weights and caches,
+    // writes a few rows): bandwidth roofs are the read-only ones
+    // (xf_peak_read_bw), not triad's.
+    int read_roof;
     // The args of in->c with seeded inputs and weights (stages/inputs.h)
     // and guarded outputs (xf_instance_add_output); sets in->flops,
     // in->bytes and, where masked work is skipped, in->useful_flops.

@@ -188,12 +188,13 @@ def cached_roofs(cpus):
     """Roofs from the peak xfbench cached on this machine (its peak.txt),
     if the rows were measured on the same CPU: {level: GB/s}, FMA GFLOP/s
     (1 thread). Format (harness/peak.c): a key line "v2|cpu|...", then
-    "procs flops_1 flops_all family", then per level "bw_1 bw_all ws"."""
+    "procs flops_1 flops_all family", then per level "bw_1 bw_all ws" (v3:
+    then the read-only "rd_1 rd_all")."""
     cache = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "xfbench", "peak.txt")
     try:
         with open(cache) as f:
             key = f.readline().split("|")
-            if len(key) < 2 or key[0] != "v2" or key[1] not in cpus:
+            if len(key) < 2 or key[0] not in ("v2", "v3") or key[1] not in cpus:
                 return {}, None
             flops = float(f.readline().split()[1])
             return {lv: float(f.readline().split()[0]) for lv in LEVELS}, flops

@@ -9,5 +9,5 @@
 static const xf_variant variants[] = {XF_NAIVE_VARIANTS(ENTRY_) XF_VARIANTS_END};
 
 const xf_family xf_family_naive = {.name = "naive", .cflags = XF_FAMILY_CFLAGS, .variants = variants,
-                                   .fma_gflops = xf_naive_fma_gflops, .triad = xf_naive_triad,
+                                   .fma_gflops = xf_naive_fma_gflops, .triad = xf_naive_triad, .read = xf_naive_read,
                                    .isa = XF_ISA_SCALAR};

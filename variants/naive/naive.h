@@ -28,5 +28,6 @@ void xf_naive_softmax_row(int n, float *t, const uint8_t *pad_row, int causal, i
 // The x86-64 baseline's roofs (variants/naive/peak.c).
 double xf_naive_fma_gflops(double seconds);
 void xf_naive_triad(float *a, const float *b, const float *c, long n, int stream);
+float xf_naive_read(const float *b, long n);
 
 #endif

@@ -44,3 +44,15 @@ void xf_naive_triad(float *a, const float *b, const float *c, long n, int stream
     }
     if (stream) _mm_sfence();
 }
+
+float xf_naive_read(const float *b, long n)
+{
+    __m128 s0 = _mm_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+    for (long i = 0; i < n; i += 16) {
+        s0 = _mm_add_ps(s0, _mm_load_ps(b + i)), s1 = _mm_add_ps(s1, _mm_load_ps(b + i + 4));
+        s2 = _mm_add_ps(s2, _mm_load_ps(b + i + 8)), s3 = _mm_add_ps(s3, _mm_load_ps(b + i + 12));
+    }
+    float t[4];
+    _mm_storeu_ps(t, _mm_add_ps(_mm_add_ps(s0, s1), _mm_add_ps(s2, s3)));
+    return t[0] + t[1] + t[2] + t[3];
+}

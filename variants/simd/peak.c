@@ -1,8 +1,8 @@
 // The roofs this family's vectors can reach: FMA throughput from 12
 // independent multiply-add chains (more than FMA latency x issue width on
 // Zen 4, 4 x 2) that stay in registers, so nothing but the FMA units is
-// measured; and one STREAM-triad pass, which harness/peak.c runs at working
-// sets sized for each cache level.
+// measured; one STREAM-triad pass and one read-only pass, which
+// harness/peak.c runs at working sets sized for each cache level.
 #include <immintrin.h>
 
 #include "../isa/clock.h"
@@ -52,4 +52,17 @@ void XF_FN(triad)(float *a, const float *b, const float *c, long n, int stream)
         return;
     }
     for (long i = 0; i < n; i += XV_W) xv_store(a + i, xv_fma(xv_load(c + i), s, xv_load(b + i)));
+}
+
+// The sum of b[0..n) (n a multiple of 8 XV_W): eight independent
+// accumulators (more than add latency x two loads a cycle), so that only
+// the loads limit it.
+float XF_FN(read)(const float *b, long n)
+{
+    xv s[8];
+    for (int u = 0; u < 8; u++) s[u] = xv_zero();
+    for (long i = 0; i < n; i += 8 * XV_W)
+        for (int u = 0; u < 8; u++) s[u] = xv_add(s[u], xv_load(b + i + u * XV_W));
+    for (int u = 1; u < 8; u++) s[0] = xv_add(s[0], s[u]);
+    return xv_hsum(s[0]);
 }

@@ -50,6 +50,8 @@ double XF_FN(fma_gflops)(double seconds);
 // One STREAM-triad pass a = b + 3 c (n a multiple of XV_W, aligned arrays);
 // stream: non-temporal stores.
 void XF_FN(triad)(float *a, const float *b, const float *c, long n, int stream);
+// The sum of b[0..n) (n a multiple of 8 XV_W, aligned): a read-only pass.
+float XF_FN(read)(const float *b, long n);
 
 // The family's variants, each listed once: X(stage, name suffix, entry
 // prefix, one-line summary). The variant is named XF_FAMILY_NAME + suffix;
