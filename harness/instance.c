@@ -28,7 +28,7 @@ void *xf_instance_own(xf_instance *in, size_t bytes)
     // streams from DRAM then measures the kernel, not 4 KiB page walks
     // (variants/isa/huge.h).
     size_t size = bytes ? (bytes + 63) / 64 * 64 : 64;
-    void *p = size >= ((size_t)2 << 20) ? xf_alloc_huge(size) : aligned_alloc(64, size);
+    void *p = xf_alloc_huge(size);
     if (!p) return NULL;
     in->owned = realloc(in->owned, (size_t)(in->nowned + 1) * sizeof *in->owned);
     in->owned[in->nowned++] = p;

@@ -53,27 +53,31 @@ typedef float (*read_fn)(const float *b, long n);
 
 // Arrays of the roofs: from 2 MiB on in huge pages, as the data of the
 // kernels they bound (variants/isa/huge.h).
-static float *roof_array(size_t bytes)
-{
-    return bytes >= ((size_t)2 << 20) ? xf_alloc_huge(bytes) : aligned_alloc(64, (bytes + 63) / 64 * 64);
-}
+static float *roof_array(size_t bytes) { return xf_alloc_huge(bytes); }
 
-// A read-only pass over `per_thread` bytes on each thread (4 bytes per
-// element), best of `samples`, as triad_bw.
-static double read_bw(read_fn read, double per_thread, int threads, int samples)
+// STREAM triad (read NULL) or a read-only pass (triad NULL) with
+// `per_thread` bytes of working set on each thread, counting 12 bytes per
+// element for triad (3 arrays) as STREAM does and 4 for a read (1 array):
+// every thread its own arrays (first touch), passes repeated so each
+// sample moves at least 512 MiB per thread, best of `samples`.
+static double stream_bw(triad_fn triad, read_fn read, double per_thread, int threads, int stream, int samples)
 {
-    const long n = ((long)(per_thread / 4) + 127) / 128 * 128;
-    const long passes = (long)((512.0 * (1 << 20)) / (4.0 * n)) + 1;
+    const double width = triad ? 12.0 : 4.0;
+    const long n = ((long)(per_thread / width) + 127) / 128 * 128;
+    const long passes = (long)((512.0 * (1 << 20)) / (width * n)) + 1;
     double best = 1e30;
     int failed = 0;
 #ifdef _OPENMP
 #pragma omp parallel num_threads(threads) reduction(| : failed)
 #endif
     {
-        float *b = roof_array((size_t)n * sizeof(float));
-        failed = !b;
+        const size_t bytes = (size_t)n * sizeof(float);
+        float *a = triad ? roof_array(bytes) : NULL, *b = roof_array(bytes), *c = triad ? roof_array(bytes) : NULL;
+        failed = !b || (triad && (!a || !c));
         if (!failed)
             for (long i = 0; i < n; i++) b[i] = 1.0f;
+        if (!failed && triad)
+            for (long i = 0; i < n; i++) a[i] = 0.0f, c[i] = 2.0f;
         float sum = 0.0f;
         for (int s = 0; s < samples; s++) {
             double t0 = 0.0;
@@ -82,52 +86,10 @@ static double read_bw(read_fn read, double per_thread, int threads, int samples)
 #pragma omp master
 #endif
             t0 = xf_now_ns();
-            for (long r = 0; r < passes && !failed; r++) sum += read(b, n);
-#ifdef _OPENMP
-#pragma omp barrier
-#pragma omp master
-#endif
-            {
-                double t = xf_now_ns() - t0;
-                if (t < best) best = t;
+            for (long r = 0; r < passes && !failed; r++) {
+                if (triad) triad(a, b, c, n, stream);
+                else sum += read(b, n);
             }
-        }
-        volatile float sink = sum;
-        (void)sink;
-        free(b);
-    }
-    (void)threads;
-    if (failed) return 0.0;
-    return 4.0 * (double)n * passes * threads / best;
-}
-
-// STREAM triad with `per_thread` bytes of working set (3 arrays) on each
-// thread, counting 12 bytes per element as STREAM does: every thread its
-// own arrays (first touch), passes repeated so each sample moves at least
-// 512 MiB per thread, best of `samples`.
-static double triad_bw(triad_fn triad, double per_thread, int threads, int stream, int samples)
-{
-    const long n = ((long)(per_thread / 12) + 15) / 16 * 16;
-    const long passes = (long)((512.0 * (1 << 20)) / (12.0 * n)) + 1;
-    double best = 1e30;
-    int failed = 0;
-#ifdef _OPENMP
-#pragma omp parallel num_threads(threads) reduction(| : failed)
-#endif
-    {
-        const size_t bytes = (size_t)n * sizeof(float);
-        float *a = roof_array(bytes), *b = roof_array(bytes), *c = roof_array(bytes);
-        failed = !a || !b || !c;
-        if (!failed)
-            for (long i = 0; i < n; i++) a[i] = 0.0f, b[i] = 1.0f, c[i] = 2.0f;
-        for (int s = 0; s < samples; s++) {
-            double t0 = 0.0;
-#ifdef _OPENMP
-#pragma omp barrier
-#pragma omp master
-#endif
-            t0 = xf_now_ns();
-            for (long r = 0; r < passes && !failed; r++) triad(a, b, c, n, stream);
 #ifdef _OPENMP
 #pragma omp barrier
 #pragma omp master
@@ -138,14 +100,24 @@ static double triad_bw(triad_fn triad, double per_thread, int threads, int strea
             }
         }
         if (!failed) {
-            volatile float sink = a[n / 2];
+            volatile float sink = triad ? a[n / 2] : sum;
             (void)sink;
         }
         free(a), free(b), free(c);
     }
     (void)threads;
     if (failed) return 0.0;
-    return 12.0 * (double)n * passes * threads / best;
+    return width * (double)n * passes * threads / best;
+}
+
+static double triad_bw(triad_fn triad, double per_thread, int threads, int stream, int samples)
+{
+    return stream_bw(triad, NULL, per_thread, threads, stream, samples);
+}
+
+static double read_bw(read_fn read, double per_thread, int threads, int samples)
+{
+    return stream_bw(NULL, read, per_thread, threads, 0, samples);
 }
 
 // The working set each level is measured at on one thread: half of it

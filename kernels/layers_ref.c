@@ -6,6 +6,7 @@
 
 #include "add_layernorm.h"
 #include "attention.h"
+#include "decode.h"
 #include "layers.h"
 #include "linear.h"
 
@@ -146,4 +147,59 @@ void xf_ref_decoder_layer_d(const xf_decoder_layer_args *a, const double *x,
     zero_padded(&h, a->tgt_pad, (size_t)rows, d);
     act_free(&m);
     act_store(&h, y, yvar, count);
+}
+
+// A decode step (kernels/decode.h): the decoder layer above for the one
+// row at position pos, the cached rows before it read as given.
+
+// One query row per sequence (q, ld = ldq) over kv (batch,seq_k,2d), then
+// the output projection.
+static act attend(const xf_decode_layer_args *a, act q, int ldq, act kv, int seq_k, const uint8_t *key_pad,
+                  const xf_mha_weights *w, double math_ulp)
+{
+    const int d = a->heads * a->dk;
+    act ctx = act_new((size_t)a->batch * d);
+    xf_attention_args shape = {.batch = a->batch, .heads = a->heads, .dk = a->dk, .seq_q = 1, .seq_k = seq_k,
+                               .ldq = ldq, .ldk = 2 * d, .ldv = 2 * d, .key_pad = key_pad, .ldo = d};
+    xf_ref_attention_d(&shape, q.val, kv.val, kv.val + d, q.var, kv.var, kv.var + d, math_ulp, ctx.val,
+                       ctx.var, NULL);
+    act out = linear(a->batch, d, d, ctx, w->out_proj_w, w->out_proj_b, 0);
+    act_free(&ctx);
+    return out;
+}
+
+void xf_ref_decode_layer_d(const xf_decode_layer_args *a, const double *x, const double *xvar,
+                           double math_ulp, double *y, double *yvar)
+{
+    const int d = a->heads * a->dk, B = a->batch, rows = a->pos + 1;
+    act h = act_copy(x, xvar, (size_t)B * d);
+
+    // Self-attention: the cached rows as given, the new row from x.
+    act qkv = linear(B, 3 * d, d, h, a->w->self_attn.in_proj_w, a->w->self_attn.in_proj_b, 0);
+    act kv = act_new((size_t)B * rows * 2 * d);
+    for (int b = 0; b < B; b++) {
+        for (size_t i = 0; i < (size_t)a->pos * 2 * d; i++)
+            kv.val[(size_t)b * rows * 2 * d + i] = a->self_kv[(size_t)b * a->capacity * 2 * d + i];
+        const size_t new_row = ((size_t)b * rows + a->pos) * 2 * d;
+        memcpy(kv.val + new_row, qkv.val + (size_t)b * 3 * d + d, 2 * (size_t)d * sizeof(double));
+        memcpy(kv.var + new_row, qkv.var + (size_t)b * 3 * d + d, 2 * (size_t)d * sizeof(double));
+    }
+    act sa = attend(a, qkv, 3 * d, kv, rows, NULL, &a->w->self_attn, math_ulp);
+    act_free(&qkv);
+    act_free(&kv);
+    add_norm(B, d, &h, &sa, &a->w->norm1, math_ulp);
+
+    // Cross-attention onto the memory's K|V, given.
+    const xf_mha_weights *cw = &a->w->cross_attn;
+    act q = linear(B, d, d, h, cw->in_proj_w, cw->in_proj_b, 0);
+    act mkv = act_new((size_t)B * a->seq_s * 2 * d);
+    for (size_t i = 0; i < (size_t)B * a->seq_s * 2 * d; i++) mkv.val[i] = a->cross_kv[i];
+    act ca = attend(a, q, d, mkv, a->seq_s, a->src_pad, cw, math_ulp);
+    act_free(&q);
+    act_free(&mkv);
+    add_norm(B, d, &h, &ca, &a->w->norm2, math_ulp);
+
+    act ff = ffn(B, d, a->d_ff, h, &a->w->ffn);
+    add_norm(B, d, &h, &ff, &a->w->norm3, math_ulp);
+    act_store(&h, y, yvar, (size_t)B * d);
 }

@@ -11,25 +11,15 @@ static int build(xf_instance *in, xf_rng *r)
     const xf_case *c = &in->c;
     const int d = xf_case_d_model(c);
     xf_generate_args *a = &in->args.generate;
-    xf_encoder_weights *enc = xf_instance_own(in, (size_t)(c->layers + 1) * sizeof *enc);
-    xf_decoder_weights *dec = xf_instance_own(in, (size_t)(c->dec_layers + 1) * sizeof *dec);
-    if (!enc || !dec) return -1;
+    const size_t tokens = (size_t)c->batch * c->seq_q;
+    xf_model m;
+    if (xf_make_model(in, r, c, &m)) return -1;
     *a = (xf_generate_args){.batch = c->batch, .seq_s = c->seq_k, .steps = c->seq_q, .heads = c->heads,
                             .dk = c->dk, .d_ff = c->d_ff, .enc_layers = c->layers, .dec_layers = c->dec_layers,
-                            .vocab = c->vocab, .enc = enc, .dec = dec};
-    const size_t tokens = (size_t)c->batch * c->seq_q;
-    a->src_ids = xf_make_ids(in, r, (size_t)c->batch * c->seq_k, c->vocab);
-    a->tgt_ids = xf_make_ids(in, r, tokens, c->vocab);
-    a->tokens = xf_instance_own(in, tokens * sizeof *a->tokens);
-    a->src_table = xf_make_table(in, r, c->vocab, d);
-    a->tgt_table = xf_make_table(in, r, c->vocab, d);
-    if (!a->src_ids || !a->tgt_ids || !a->tokens || !a->src_table || !a->tgt_table) return -1;
-    for (int l = 0; l < c->layers; l++)
-        if (xf_make_encoder(in, r, d, c->d_ff, &enc[l])) return -1;
-    for (int l = 0; l < c->dec_layers; l++)
-        if (xf_make_decoder(in, r, d, c->d_ff, &dec[l])) return -1;
-    if (c->final_norm && (xf_make_norm(in, r, d, &a->enc_norm) || xf_make_norm(in, r, d, &a->dec_norm)))
-        return -1;
+                            .vocab = c->vocab, .src_ids = m.src_ids, .tgt_ids = m.tgt_ids,
+                            .src_table = m.src_table, .tgt_table = m.tgt_table, .enc = m.enc, .dec = m.dec,
+                            .enc_norm = m.enc_norm, .dec_norm = m.dec_norm};
+    if (!(a->tokens = xf_instance_own(in, tokens * sizeof *a->tokens))) return -1;
     a->src_pad = xf_make_pad(in, c->batch, c->seq_k, c->pad);
     if (xf_instance_add_output(in, "memory", (size_t)c->batch * c->seq_k * d) ||
         xf_instance_add_output(in, "y", tokens * d) || xf_instance_add_output(in, "logits", tokens * c->vocab))

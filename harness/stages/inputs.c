@@ -88,3 +88,24 @@ int xf_make_decoder(xf_instance *in, xf_rng *r, int d, int d_ff, xf_decoder_weig
            xf_make_ffn(in, r, d, d_ff, &w->ffn) | xf_make_norm(in, r, d, &w->norm1) |
            xf_make_norm(in, r, d, &w->norm2) | xf_make_norm(in, r, d, &w->norm3);
 }
+
+int xf_make_model(xf_instance *in, xf_rng *r, const xf_case *c, xf_model *m)
+{
+    const int d = xf_case_d_model(c);
+    xf_encoder_weights *enc = xf_instance_own(in, (size_t)(c->layers + 1) * sizeof *enc);
+    xf_decoder_weights *dec = xf_instance_own(in, (size_t)(c->dec_layers + 1) * sizeof *dec);
+    *m = (xf_model){.enc = enc, .dec = dec};
+    if (!enc || !dec) return -1;
+    m->src_ids = xf_make_ids(in, r, (size_t)c->batch * c->seq_k, c->vocab);
+    m->tgt_ids = xf_make_ids(in, r, (size_t)c->batch * c->seq_q, c->vocab);
+    m->src_table = xf_make_table(in, r, c->vocab, d);
+    m->tgt_table = xf_make_table(in, r, c->vocab, d);
+    if (!m->src_ids || !m->tgt_ids || !m->src_table || !m->tgt_table) return -1;
+    for (int l = 0; l < c->layers; l++)
+        if (xf_make_encoder(in, r, d, c->d_ff, &enc[l])) return -1;
+    for (int l = 0; l < c->dec_layers; l++)
+        if (xf_make_decoder(in, r, d, c->d_ff, &dec[l])) return -1;
+    if (c->final_norm && (xf_make_norm(in, r, d, &m->enc_norm) || xf_make_norm(in, r, d, &m->dec_norm)))
+        return -1;
+    return 0;
+}

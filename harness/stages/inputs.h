@@ -22,4 +22,16 @@ int xf_make_ffn(xf_instance *in, xf_rng *r, int d, int d_ff, xf_ffn_weights *w);
 int xf_make_encoder(xf_instance *in, xf_rng *r, int d, int d_ff, xf_encoder_weights *w);
 int xf_make_decoder(xf_instance *in, xf_rng *r, int d, int d_ff, xf_decoder_weights *w);
 
+// A whole model of the case's shape, drawn in one order: token ids
+// (batch,seq_k) and (batch,seq_q), both embedding tables, c->layers encoder
+// and c->dec_layers decoder layers, the final norms if c->final_norm.
+typedef struct {
+    const int32_t *src_ids, *tgt_ids;
+    const float *src_table, *tgt_table;
+    const xf_encoder_weights *enc;
+    const xf_decoder_weights *dec;
+    xf_norm_weights enc_norm, dec_norm;
+} xf_model;
+int xf_make_model(xf_instance *in, xf_rng *r, const xf_case *c, xf_model *m);
+
 #endif

@@ -36,12 +36,18 @@ TORCHES = [os.path.join(TOP, ".venv", "bin", "python"), os.path.join(TOP, ".venv
 MODES = ("default", "nested-off", "compile")
 
 
-def torch_time(python, model, threads, reps, pin, mode):
-    r = subprocess.run([python, os.path.join(PY, "torch_time.py"), "--model", model, "--threads", str(threads),
-                        "--reps", str(reps), "--pin", str(pin), "--mode", mode], capture_output=True, text=True)
+def run_json(python, script, options):
+    """One of the PyTorch timers under one PyTorch: its JSON line."""
+    r = subprocess.run([python, os.path.join(PY, script)] + [str(o) for o in options], capture_output=True,
+                       text=True)
     if r.returncode != 0:
-        die(f"xfbench: {python} torch_time.py failed: {r.stderr.strip().splitlines()[-1:]}")
+        die(f"xfbench: {python} {script} failed: {r.stderr.strip().splitlines()[-1:]}")
     return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def torch_time(python, model, threads, reps, pin, mode):
+    return run_json(python, "torch_time.py", ["--model", model, "--threads", threads, "--reps", reps, "--pin", pin,
+                                              "--mode", mode])
 
 
 def xf_time(args, model, reps, show):
@@ -59,15 +65,10 @@ def xf_time(args, model, reps, show):
 
 
 def torch_decode(python, args, batch, way, reps, pin):
-    r = subprocess.run([python, os.path.join(PY, "torch_decode.py"), "--way", way, "--batch", str(batch),
-                        "--threads", str(args.threads), "--reps", str(reps), "--pin", str(pin),
-                        "--d-model", str(args.d_model), "--heads", str(args.heads),
-                        "--d-ff", str(args.d_ff or 4 * args.d_model), "--layers", str(args.layers),
-                        "--vocab", str(args.vocab), "--seq-s", str(args.seq), "--steps", str(args.steps)],
-                       capture_output=True, text=True)
-    if r.returncode != 0:
-        die(f"xfbench: {python} torch_decode.py failed: {r.stderr.strip().splitlines()[-1:]}")
-    return json.loads(r.stdout.strip().splitlines()[-1])
+    return run_json(python, "torch_decode.py", [
+        "--way", way, "--batch", batch, "--threads", args.threads, "--reps", reps, "--pin", pin,
+        "--d-model", args.d_model, "--heads", args.heads, "--d-ff", args.d_ff or 4 * args.d_model,
+        "--layers", args.layers, "--vocab", args.vocab, "--seq-s", args.seq, "--steps", args.steps])
 
 
 def xf_generate(args, batch, reps, show):

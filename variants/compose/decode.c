@@ -6,9 +6,6 @@
 
 #include "parts.h"
 
-// One decoder layer for each sequence's new token at position pos: the
-// token's K|V goes into cache row pos before self-attention reads rows
-// 0..pos (the token sees itself, as row pos of the causal full pass does).
 // A step's activations, allocated once and passed to every step, so that a
 // call of step t has the very args of the same call at step t - 1 and
 // shares its prepared context (exec.c): the weights are packed once, not
@@ -26,6 +23,9 @@ static step_buffers step_buffers_new(xf_exec *ex, int batch, int d, int d_ff)
     return s;
 }
 
+// One decoder layer for each sequence's new token at position pos: the
+// token's K|V goes into cache row pos before self-attention reads rows
+// 0..pos (the token sees itself, as row pos of the causal full pass does).
 static void decode_layer(xf_exec *ex, const xf_decode_layer_args *a, const step_buffers *sb)
 {
     const int d = a->heads * a->dk, B = a->batch;
@@ -92,6 +92,7 @@ void xf_compose_generate(xf_exec *ex, const xf_generate_args *a)
     float *x = xf_exec_buffer(ex, (size_t)B * d), *t[2] = {xf_exec_buffer(ex, (size_t)B * d),
                                                             xf_exec_buffer(ex, (size_t)B * d)};
     float *normed = xf_exec_buffer(ex, (size_t)B * d), *logits = xf_exec_buffer(ex, (size_t)B * a->vocab);
+    const float *zero = xf_exec_buffer(ex, (size_t)B * d); // the final norm's residual
     int32_t *ids = (int32_t *)xf_exec_buffer(ex, (size_t)B);
     const step_buffers sb = step_buffers_new(ex, B, d, a->d_ff);
     float **self_kv = (float **)xf_exec_buffer(ex, (size_t)L * sizeof(float *) / sizeof(float) + 1);
@@ -130,7 +131,7 @@ void xf_compose_generate(xf_exec *ex, const xf_generate_args *a)
             in = out;
         }
         if (a->dec_norm.gamma) {
-            xf_part_final_norm(ex, B, d, &a->dec_norm, in, normed);
+            xf_part_add_norm(ex, B, d, in, zero, &a->dec_norm, normed);
             in = normed;
         }
         if (a->logits) {

@@ -63,7 +63,7 @@ float *xf_exec_buffer(xf_exec *ex, size_t count)
     // from 2 MiB on (a decode step's KV caches) in huge pages, which a step
     // streams (isa/huge.h).
     size_t bytes = (count * sizeof(float) + 63) & ~(size_t)63;
-    float *b = bytes >= ((size_t)2 << 20) ? xf_alloc_huge(bytes) : aligned_alloc(64, bytes ? bytes : 64);
+    float *b = xf_alloc_huge(bytes);
     if (b) memset(b, 0, bytes);
     else ex->failed = 1;
     ex->buf = realloc(ex->buf, (size_t)(ex->nbuf + 1) * sizeof *ex->buf);

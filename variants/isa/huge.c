@@ -7,8 +7,9 @@
 void *xf_alloc_huge(size_t bytes)
 {
     const size_t page = (size_t)2 << 20;
+    if (bytes < page) return aligned_alloc(64, bytes ? (bytes + 63) / 64 * 64 : 64);
     const size_t size = (bytes + page - 1) / page * page;
-    void *p = aligned_alloc(page, size ? size : page);
-    if (p && size) madvise(p, size, MADV_HUGEPAGE);
+    void *p = aligned_alloc(page, size);
+    if (p) madvise(p, size, MADV_HUGEPAGE);
     return p;
 }

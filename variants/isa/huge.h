@@ -1,16 +1,18 @@
-// Memory for data a kernel streams from DRAM once per call (a decode
-// step's weights): 2 MiB aligned and advised into transparent huge pages.
-// Why: a core's L2 prefetcher stops at every 4 KiB page boundary and each
-// page costs a TLB walk; measured on Zen 3 (KVM, THP "madvise"), one
-// thread streaming a 65 MB matrix-vector product: 8-9 GB/s from 4 KiB
-// pages, 13-15 GB/s from 2 MiB pages (docs/performance.md, Decoding).
+// Memory for data a kernel streams from DRAM (a decode step's weights and
+// caches): from 2 MiB on, 2 MiB aligned and advised into transparent huge
+// pages; smaller blocks 64-byte aligned as usual (a huge page each would
+// waste most of it). Why: a core's L2 prefetcher stops at every 4 KiB page
+// boundary and each page costs a TLB walk; measured on Zen 3 (KVM, THP
+// "madvise"), one thread streaming a 65 MB matrix-vector product: 8-9 GB/s
+// from 4 KiB pages, 13-15 GB/s from 2 MiB pages (docs/design.md, Decoding).
 #ifndef XF_HUGE_H
 #define XF_HUGE_H
 
 #include <stddef.h>
 
-// bytes of memory (uninitialised) to free(); NULL if out of memory. The
-// advice is best effort: where the kernel has THP off the pages stay 4 KiB.
+// bytes of memory (uninitialised, a whole number of 64-byte lines) to
+// free(); NULL if out of memory. The advice is best effort: where the
+// kernel has THP off the pages stay 4 KiB.
 void *xf_alloc_huge(size_t bytes);
 
 #endif

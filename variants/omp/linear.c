@@ -47,7 +47,7 @@ int xf_omp_linear_prepare(const void *args, void **ctx)
         return 0;
     }
     const size_t panels = (size_t)(a->n + l->k->gemm_nr - 1) / l->k->gemm_nr;
-    l->bp = aligned_alloc(64, (l->k->packed_b_floats(a->n, a->k) * sizeof(float) + 63) / 64 * 64 + 64);
+    l->bp = xf_alloc_huge(l->k->packed_b_floats(a->n, a->k) * sizeof(float) + 64); // as the SIMD linear's
     if (a->b) l->bias = calloc(panels * l->k->gemm_nr, sizeof(float));
     if (!l->bp || (a->b && !l->bias)) {
         xf_omp_linear_release(l);

@@ -206,7 +206,9 @@ int XF_FN(linear_prepare)(const void *args, void **ctx)
         return 0;
     }
     size_t padded = (size_t)panels(a->n, XF_GEMM_NR) * XF_GEMM_NR;
-    l->bp = aligned_alloc(64, (XF_FN(packed_b_floats)(a->n, a->k) * sizeof(float) + 63) / 64 * 64 + 64);
+    // in huge pages: a GEMM of few rows (a decode step at batch 8) streams
+    // the packed weight from DRAM once per call
+    l->bp = xf_alloc_huge(XF_FN(packed_b_floats)(a->n, a->k) * sizeof(float) + 64);
     if (a->b) l->bias = calloc(padded, sizeof(float));
     if (!l->bp || (a->b && !l->bias)) {
         XF_FN(linear_release)(l);
