@@ -137,6 +137,7 @@ def decode_race(args, torches):
                      f" {float(row['gbps']):.1f} GB/s, {row['pct_peak']}% of the {row['roof']} roof")
         for way, (t, version) in sorted(ways.items()):
             lines.append(f"  headline batch {batch}: xfbench is {t / xf_ns:.2f}x PyTorch {version}'s fastest {way} way")
+    lines[0] += f"; xfbench commit {row['commit']}, {row['cpu']}"
     print("\n" + "\n".join(lines))
     if args.out:
         with open(args.out, "w") as f:
