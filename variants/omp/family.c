@@ -12,11 +12,13 @@ static const xf_variant variants[] = {
                xf_omp_embed_prepare, xf_omp_embed_run, xf_omp_embed_release),
     XF_VARIANT(XF_LINEAR, "omp", "omp",
                "each thread the SIMD GEMM over its share of A's row panels (of B's panels when M is small), "
-               "weights packed in prepare",
+               "weights packed in prepare; <= 4 rows: output columns over threads",
                MATH_ULP, unavailable, xf_omp_linear_prepare, xf_omp_linear_run, xf_omp_linear_release),
     XF_VARIANT(XF_SOFTMAX, "omp", "omp", "threads over L1-sized row chunks of the SIMD softmax rows", MATH_ULP,
                unavailable, xf_omp_softmax_prepare, xf_omp_softmax_run, xf_omp_rows_release),
-    XF_VARIANT(XF_ATTENTION, "omp", "omp-flash", "threads over (batch, head, query block) of the SIMD fused attention",
+    XF_VARIANT(XF_ATTENTION, "omp", "omp-flash",
+               "threads over (batch, head, query block) of the SIMD fused attention; <= 4 query rows: keys over "
+               "threads, log-sum-exp merge",
                MATH_ULP, unavailable, xf_omp_flash_prepare, xf_omp_flash_run, xf_omp_flash_release),
     XF_VARIANT(XF_ADD_LAYERNORM, "omp", "omp", "threads over L1-sized row chunks of the SIMD add_layernorm rows",
                MATH_ULP, unavailable, xf_omp_add_layernorm_prepare, xf_omp_add_layernorm_run, xf_omp_rows_release),

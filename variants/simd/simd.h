@@ -60,12 +60,14 @@ float XF_FN(read)(const float *b, long n);
 // variant listed for a stage is the one its compound stages compose.
 #define XF_SIMD_VARIANTS(X)                                                                                 \
     X(XF_EMBED, "", embed, "PE table built in prepare; gather, scale, add")                                 \
-    X(XF_LINEAR, "", linear, "GEMM, weights packed in prepare, " XF_GEMM_DESC ", bias+ReLU fused")          \
+    X(XF_LINEAR, "", linear,                                                                                \
+      "GEMM, weights packed in prepare, " XF_GEMM_DESC ", bias+ReLU fused; <= 4 rows: weights streamed")   \
     X(XF_SOFTMAX, "", softmax, "3 passes over an L1-resident row, vector exp")                              \
-    X(XF_ATTENTION, "-flash", flash, "fused, online softmax over 128-key tiles, masked tiles skipped")      \
+    X(XF_ATTENTION, "-flash", flash,                                                                        \
+      "fused, online softmax over 128-key tiles, masked tiles skipped; <= 4 query rows: K/V read in place") \
     X(XF_ATTENTION, "-3pass", attention3, "Q K^T GEMM, softmax rows, P V GEMM")                             \
     X(XF_ADD_LAYERNORM, "", add_layernorm, "add + two-pass mean/variance on an L1-resident row")            \
-    X(XF_LM_HEAD, "", lm_head, "the GEMM, table packed as B^T in prepare")
+    X(XF_LM_HEAD, "", lm_head, "the linear with the table as weight (packed as B^T; <= 4 rows: streamed)")
 
 #define XF_SIMD_DECLARE_ENTRIES_(stage, suffix, prefix, summary)                                            \
     int XF_FN(prefix##_prepare)(const void *args, void **ctx);                                              \
