@@ -32,6 +32,11 @@ expect "not a whole number" check --dk 6.5
 expect "not a whole number" check --seq 12abc
 expect "out of range" check --batch 0
 expect "out of range" check --seq -3
+expect "disagrees with --seq-q" bench --stage generate --steps 8 --seq-q 9
+expect "give --weights" forward --decode 1
+expect "belong to the forward command" bench --decode 1
+expect "out of range" check --stage decode_layer --depth -1
+expect "out of range" bench --stage generate --greedy 2
 expect "out of range" check --d-ff 99999999999
 expect "disagrees" check --d-model 500 --heads 8 --dk 64
 expect "not a multiple" check --d-model 100 --heads 8
