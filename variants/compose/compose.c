@@ -16,9 +16,12 @@
 
 xf_compose_bug xf_compose_planted_bug = XF_BUG_NONE;
 
+// A batch whose every token is padding leaves no rows: no call (oneDNN's
+// matmul, for one, divides by M).
 void xf_part_linear(xf_exec *ex, int m, int n, int k, const float *x, const float *w, const float *b, int relu,
                     float *y)
 {
+    if (m == 0) return;
     xf_linear_args a = {.m = m, .n = n, .k = k, .x = x, .w = w, .b = b, .relu = relu, .y = y};
     xf_exec_call(ex, XF_LINEAR, &a, sizeof a);
 }
@@ -26,6 +29,7 @@ void xf_part_linear(xf_exec *ex, int m, int n, int k, const float *x, const floa
 void xf_part_add_norm(xf_exec *ex, int rows, int d, const float *x, const float *r, const xf_norm_weights *n,
                       float *y)
 {
+    if (rows == 0) return;
     xf_add_layernorm_args a = {.rows = rows, .d = d, .x = x, .r = r, .gamma = n->gamma, .beta = n->beta, .y = y};
     xf_exec_call(ex, XF_ADD_LAYERNORM, &a, sizeof a);
 }
