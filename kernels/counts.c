@@ -16,24 +16,29 @@ typedef struct {
 
 // Per batch element, the keys visible to query i are the unpadded keys
 // j <= i (causal) or all unpadded keys: a running count of unpadded keys
-// gives each row's count in one pass over the keys.
-double xf_visible_pairs(const uint8_t *key_pad, int batch, int seq_q, int seq_k, int causal)
+// gives each row's count in one pass over the keys. Queries at padded
+// positions (q_pad) are left out: the compositions do not compute them.
+static double real_query_pairs(const uint8_t *q_pad, const uint8_t *key_pad, int batch, int seq_q, int seq_k,
+                               int causal)
 {
     double pairs = 0.0;
     for (int b = 0; b < batch; b++) {
         const uint8_t *pad = key_pad ? key_pad + (size_t)b * seq_k : NULL;
+        const uint8_t *qp = q_pad ? q_pad + (size_t)b * seq_q : NULL;
         long open = 0; // unpadded keys seen so far
-        if (causal) {
-            for (int i = 0; i < seq_q; i++) {
-                if (i < seq_k) open += !pad || !pad[i];
-                pairs += (double)open;
-            }
-        } else {
+        if (!causal)
             for (int j = 0; j < seq_k; j++) open += !pad || !pad[j];
-            pairs += (double)open * seq_q;
+        for (int i = 0; i < seq_q; i++) {
+            if (causal && i < seq_k) open += !pad || !pad[i];
+            if (!qp || !qp[i]) pairs += (double)open;
         }
     }
     return pairs;
+}
+
+double xf_visible_pairs(const uint8_t *key_pad, int batch, int seq_q, int seq_k, int causal)
+{
+    return real_query_pairs(NULL, key_pad, batch, seq_q, seq_k, causal);
 }
 
 double xf_attention_useful_flops(const xf_attention_args *a)
@@ -70,14 +75,7 @@ static void add_attention_rows(cost *c, int batch, int heads, int dk, int seq_q,
                             .seq_k = seq_k, .key_pad = key_pad, .causal = causal};
     c->flops += xf_attention_flops(&at);
     c->bytes += xf_attention_bytes(&at);
-    double pairs = 0.0;
-    for (int b = 0; b < batch; b++)
-        for (int i = 0; i < seq_q; i++) {
-            if (q_pad && q_pad[(size_t)b * seq_q + i]) continue;
-            for (int j = 0; j < seq_k; j++)
-                pairs += xf_key_visible(key_pad ? key_pad + (size_t)b * seq_k : NULL, causal, i, j);
-        }
-    c->useful += 4.0 * heads * dk * pairs;
+    c->useful += 4.0 * heads * dk * real_query_pairs(q_pad, key_pad, batch, seq_q, seq_k, causal);
 }
 
 static void add_attention(cost *c, int batch, int heads, int dk, int seq_q, int seq_k,

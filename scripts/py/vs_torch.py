@@ -50,18 +50,23 @@ def torch_time(python, model, threads, reps, pin, mode):
                                               "--mode", mode])
 
 
-def xf_time(args, model, reps, show):
+def xf_row(args, options, what, show):
+    """One checked xfbench run (options after the binary); its CSV row."""
     with tempfile.NamedTemporaryFile(suffix=".csv") as rows:
-        r = subprocess.run([args.xfbench, "forward", "--weights", model, "--variant", args.variant,
-                            "--threads", str(args.threads), "--min-reps", str(reps), "--min-time", "0",
-                            "--csv", rows.name], capture_output=True, text=True)
+        r = subprocess.run([args.xfbench] + [str(o) for o in options] + ["--csv", rows.name], capture_output=True,
+                           text=True)
         if show:
             sys.stdout.write(r.stdout)
         if r.returncode != 0:
             sys.stdout.write(r.stdout)
-            die(f"xfbench: the {args.variant} forward pass failed (exit {r.returncode}): no time is compared\n{r.stderr}")
+            die(f"xfbench: the {args.variant} {what} failed (exit {r.returncode}): no time is compared\n{r.stderr}")
         with open(rows.name) as f:
             return next(csv.DictReader(f))
+
+
+def xf_time(args, model, reps, show):
+    return xf_row(args, ["forward", "--weights", model, "--variant", args.variant, "--threads", args.threads,
+                         "--min-reps", reps, "--min-time", "0"], "forward pass", show)
 
 
 def torch_decode(python, args, batch, way, reps, pin):
@@ -73,22 +78,11 @@ def torch_decode(python, args, batch, way, reps, pin):
 
 def xf_generate(args, batch, reps, show):
     """xfbench's generate, greedy, checked teacher-forced first."""
-    with tempfile.NamedTemporaryFile(suffix=".csv") as rows:
-        cmd = [args.xfbench, "bench", "--stage", "generate", "--variant", args.variant, "--greedy", "1",
-               "--batch", str(batch), "--seq-k", str(args.seq), "--steps", str(args.steps), "--pad", "none",
-               "--d-model", str(args.d_model), "--heads", str(args.heads), "--layers", str(args.layers),
-               "--vocab", str(args.vocab), "--threads", str(args.threads), "--min-reps", str(reps),
-               "--min-time", "0", "--csv", rows.name]
-        if args.d_ff:
-            cmd += ["--d-ff", str(args.d_ff)]
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        if show:
-            sys.stdout.write(r.stdout)
-        if r.returncode != 0:
-            sys.stdout.write(r.stdout)
-            die(f"xfbench: the {args.variant} generate failed (exit {r.returncode}): no time is compared\n{r.stderr}")
-        with open(rows.name) as f:
-            return next(csv.DictReader(f))
+    options = ["bench", "--stage", "generate", "--variant", args.variant, "--greedy", "1", "--batch", batch,
+               "--seq-k", args.seq, "--steps", args.steps, "--pad", "none", "--d-model", args.d_model,
+               "--heads", args.heads, "--layers", args.layers, "--vocab", args.vocab, "--threads", args.threads,
+               "--min-reps", reps, "--min-time", "0"] + (["--d-ff", args.d_ff] if args.d_ff else [])
+    return xf_row(args, options, "generate", show)
 
 
 def decode_race(args, torches):
