@@ -78,19 +78,29 @@ static inline xv xv_pad_to_neg_inf(xv v, const uint8_t *pad)
 
 #include "../simd/exp_poly.h"
 
-// exp(x) for x <= 88 (simd/exp_poly.h), 2^n built in the exponent field;
-// below -87.33 and -inf give 0.
+// exp(x) for x <= 88 (simd/exp_poly.h; callers pass max-subtracted
+// arguments, <= 0); below -87.33 and -inf give 0. n = round(x log2 e) by
+// the magic-number addition: x log2 e + 1.5 * 2^23 rounds to an integer
+// whose low mantissa bits are n (+ 127, folded into the constant), so one
+// FMA rounds, one subtraction gives n as a float, and one shift puts
+// n + 127 into the exponent field of 2^n: three instructions instead of
+// mul, round, convert, add and shift (17 against 20 per vector, 9-13% of
+// the fused attention's time is exp).
 static inline xv xv_exp(xv x)
 {
     const __m256 tiny = _mm256_cmp_ps(x, _mm256_set1_ps(XF_EXP_MIN), _CMP_LT_OQ);
-    x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(XF_EXP_MIN)), _mm256_set1_ps(XF_EXP_MAX));
-    xv n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(XF_EXP_LOG2E)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    xv p = xv_exp_poly(xv_exp_reduce(x, n));
-    __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+    x = _mm256_max_ps(x, _mm256_set1_ps(XF_EXP_MIN));
+    const __m256 magic = _mm256_set1_ps(12582912.0f + 127.0f); // 1.5 * 2^23 + the exponent bias
+    const __m256 t = _mm256_fmadd_ps(x, _mm256_set1_ps(XF_EXP_LOG2E), magic);
+    const xv n = _mm256_sub_ps(t, magic);
+    const xv p = xv_exp_poly(xv_exp_reduce(x, n));
+    const __m256i e = _mm256_slli_epi32(_mm256_castps_si256(t), 23); // (n + 127) << 23: 2^n
     return _mm256_andnot_ps(tiny, _mm256_mul_ps(p, _mm256_castsi256_ps(e)));
 }
 
-// The same with A as MR rows of stride XF_UK_ROWS_LDA (a score tile).
+// The GEMM micro-kernels (variants/simd/ukernels.c): C[0..MR)[0..NR) (row
+// stride ldc) = (init ? bias row or 0 : C) + A B, B packed [kc][NR]; then
+// ReLU if relu. Here A is MR rows of stride XF_UK_ROWS_LDA (a score tile).
 void xf_avx2_gemm_ukernel_rows(int kc, const float *a, const float *b, float *c, int ldc, int init,
                               const float *bias, int relu);
 // The same with A as MR rows of run-time stride lda (the GEMM's unpacked
@@ -98,7 +108,5 @@ void xf_avx2_gemm_ukernel_rows(int kc, const float *a, const float *b, float *c,
 // goes (the next panel; pf = a when there is none).
 void xf_avx2_gemm_ukernel_lda(int kc, const float *a, long lda, const float *pf, const float *b, float *c,
                             int ldc, int init, const float *bias, int relu);
-void xf_avx2_gemm_ukernel(int kc, const float *a, const float *b, float *c, int ldc, int init,
-                          const float *bias, int relu);
 
 #endif

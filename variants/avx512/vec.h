@@ -75,9 +75,9 @@ static inline xv xv_exp(xv x)
     return _mm512_maskz_scalef_ps((__mmask16)~tiny, p, n);
 }
 
-// C[0..MR)[0..NR) (row stride ldc) = (init ? bias row or 0 : C) + A B,
-// A packed [kc][MR], B packed [kc][NR]; then ReLU if relu.
-// The same with A as MR rows of stride XF_UK_ROWS_LDA (a score tile).
+// The GEMM micro-kernels (variants/simd/ukernels.c): C[0..MR)[0..NR) (row
+// stride ldc) = (init ? bias row or 0 : C) + A B, B packed [kc][NR]; then
+// ReLU if relu. Here A is MR rows of stride XF_UK_ROWS_LDA (a score tile).
 void xf_avx512_gemm_ukernel_rows(int kc, const float *a, const float *b, float *c, int ldc, int init,
                               const float *bias, int relu);
 // The same with A as MR rows of run-time stride lda (the GEMM's unpacked
@@ -85,7 +85,5 @@ void xf_avx512_gemm_ukernel_rows(int kc, const float *a, const float *b, float *
 // goes (the next panel; pf = a when there is none).
 void xf_avx512_gemm_ukernel_lda(int kc, const float *a, long lda, const float *pf, const float *b, float *c,
                             int ldc, int init, const float *bias, int relu);
-void xf_avx512_gemm_ukernel(int kc, const float *a, const float *b, float *c, int ldc, int init,
-                            const float *bias, int relu);
 
 #endif

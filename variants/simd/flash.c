@@ -1,13 +1,19 @@
 // Fused attention (FlashAttention's online softmax, Dao et al. 2022) per
-// batch and head: for a block of BR query rows, walk the keys in tiles of
-// BC; S = Q K^T for the tile (the GEMM micro-kernel, K packed per head),
-// scale and mask it, update each row's running max m and sum l, rescale the
-// row's output accumulator by exp(m_old - m_new), and add P V for the tile
-// (the micro-kernel again, V packed per head). The seq_q x seq_k matrix is
-// never formed: S (which becomes P in place) and O of one query block
-// (about 45 KiB) live in L2.
+// batch and head: a block of BR query rows walks the keys in tiles of BC,
+// and for each tile, panel by panel of MR query rows: S = Q K^T for the
+// panel (the GEMM micro-kernel, Q read in place, K packed per head), the
+// panel's online softmax (each row's running max m and sum l; its output
+// rescaled by exp(m_old - m_new)), and O += P V (the micro-kernel again,
+// P read in place, V packed per head). The seq_q x seq_k matrix is never
+// formed. The panel's S (MR x BC, 3 KiB) stays in L1 from its GEMM through
+// the softmax to P V; the tile's K and V come from L2 once per panel; O of
+// the block (BR x dk) stays in L2.
+// Measured on Zen 3 against the previous order (S of the whole block,
+// 33 KiB, then softmax of every row, then P V: S went through L2 three
+// times; Q packed per block): see docs/performance.md, attention.
 // Key tiles the mask hides from the whole query block are skipped: past the
-// diagonal under the causal mask, or all padding.
+// diagonal under the causal mask, or all padding; under the causal mask a
+// panel also stops at its last row's diagonal.
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,11 +24,12 @@
 // reads unpacked.
 enum { BR = XF_GEMM_MR * (64 / XF_GEMM_MR), BC = XF_UK_ROWS_LDA };
 enum { BR_PAD = (BR + XF_GEMM_MR - 1) / XF_GEMM_MR * XF_GEMM_MR };
+_Static_assert((int)XF_GEMM_MR <= (int)XV_W, "a panel's rescaling factors are one vector's exp");
 
-// The workspace of one query block (one per thread): Q packed, the score
-// tile, the output accumulator, running max and sum.
+// The workspace of one query block (one per thread): one panel's score
+// tile, the block's output accumulator, running max and sum.
 typedef struct {
-    float *qa, *s, *o, *m, *l;
+    float *s, *o, *m, *l;
     int dkp; // dk rounded up to whole NR panels: the row stride of o
 } flash_ws;
 
@@ -30,7 +37,7 @@ void XF_FN(flash_ws_free)(void *ws)
 {
     flash_ws *w = ws;
     if (!w) return;
-    free(w->qa), free(w->s), free(w->o), free(w->m), free(w->l);
+    free(w->s), free(w->o), free(w->m), free(w->l);
     free(w);
 }
 
@@ -39,12 +46,14 @@ void *XF_FN(flash_ws_new)(int dk)
     flash_ws *w = calloc(1, sizeof *w);
     if (!w) return NULL;
     w->dkp = (dk + XF_GEMM_NR - 1) / XF_GEMM_NR * XF_GEMM_NR;
-    w->qa = malloc((size_t)BR_PAD * dk * sizeof(float));
-    w->s = malloc((size_t)BR_PAD * BC * sizeof(float));
+    // Zeros: rows of a ragged last panel that no query fills are still
+    // read by the P V micro-kernel (into output rows never used), and
+    // must hold numbers, not whatever malloc left.
+    w->s = calloc((size_t)XF_GEMM_MR * BC, sizeof(float));
     w->o = malloc((size_t)BR_PAD * w->dkp * sizeof(float));
     w->m = malloc(BR * sizeof(float));
     w->l = malloc(BR * sizeof(float));
-    if (!w->qa || !w->s || !w->o || !w->m || !w->l) {
+    if (!w->s || !w->o || !w->m || !w->l) {
         XF_FN(flash_ws_free)(w);
         return NULL;
     }
@@ -76,30 +85,101 @@ void XF_FN(flash_visible_tiles)(const xf_attention_args *a, int b, uint8_t *visi
     }
 }
 
-// One row of a score tile: scale, mask (keys from n_vis on are causal-
-// masked), exp against the updated running max; returns the factor the
-// row's earlier output must be rescaled by. p receives the probabilities
-// (unnormalised), 0 where masked.
-static float online_row(float *t, int bc, int n_vis, const uint8_t *pad, float scale, float *m,
-                        float *l)
+// Masks row t's padded keys among t[0..n_vis) (pad: the tile's padding
+// bytes, or NULL) to -inf and returns the max of the raw scores, -inf if
+// none is visible.
+static float row_max(float *t, int n_vis, const uint8_t *pad)
 {
-    const float mt = XF_FN(scale_mask_max)(t, t, n_vis, scale, pad);
-    for (int j = n_vis; j < bc; j++) t[j] = -INFINITY;
-    if (mt == -INFINITY) { // nothing visible in this tile for this row
-        memset(t, 0, (size_t)bc * sizeof *t);
-        return 1.0f;
+    xv vmax = xv_set1(-INFINITY);
+    int j = 0;
+    for (; j + XV_W <= n_vis; j += XV_W) {
+        xv v = xv_load(t + j);
+        if (pad) xv_store(t + j, v = xv_pad_to_neg_inf(v, pad + j));
+        vmax = xv_max(vmax, v);
     }
-    const float m_new = mt > *m ? mt : *m;
-    const float alpha = *m == -INFINITY ? 0.0f : expf(*m - m_new);
-    *l = *l * alpha + XF_FN(exp_sum)(t, bc, m_new);
-    *m = m_new;
-    return alpha;
+    if (pad) // the last n_vis % XV_W keys one by one: a vector would read pad past the row
+        for (int jj = j; jj < n_vis; jj++)
+            if (pad[jj]) t[jj] = -INFINITY;
+    if (j < n_vis) vmax = xv_max(vmax, xv_load_tail(t + j, n_vis - j, -INFINITY));
+    return xv_hmax(vmax);
 }
 
-static void scale_row(float *o, int n, float f)
+// t[0..kc) = exp(scale t - m) for keys below n_vis (-inf, masked, gives 0),
+// 0 from n_vis on; returns the sum. The scaling happens inside exp's
+// argument, one FMA.
+static float row_exp_sum(float *t, int kc, int n_vis, float scale, float m)
 {
-    const xv fv = xv_set1(f);
-    for (int j = 0; j < n; j += XV_W) xv_store(o + j, xv_mul(xv_load(o + j), fv));
+    const xv s = xv_set1(scale), neg_m = xv_set1(-m);
+    xv vsum = xv_zero();
+    int j = 0;
+    for (; j + XV_W <= n_vis; j += XV_W) {
+        const xv e = xv_exp(xv_fma(xv_load(t + j), s, neg_m));
+        xv_store(t + j, e);
+        vsum = xv_add(vsum, e);
+    }
+    if (j < n_vis) { // lanes past n_vis read as -inf, stored as 0 (a row is BC >= j + XV_W long)
+        const xv e = xv_exp(xv_fma(xv_load_tail(t + j, n_vis - j, -INFINITY), s, neg_m));
+        xv_store(t + j, e);
+        vsum = xv_add(vsum, e);
+        j += XV_W;
+    }
+    if (j < kc) memset(t + j, 0, (size_t)(kc - j) * sizeof *t);
+    return xv_hsum(vsum);
+}
+
+// The online softmax of a panel's score tile s (rows x kc, row stride BC,
+// raw scores q.k; row i sees keys below n_vis[i]): leaves in s the
+// unnormalised probabilities exp(scale s - m_new), updates each row's
+// running max m (of scaled scores) and sum l, and rescales each row's
+// earlier output (o: rows of dkp floats) by exp(m_old - m_new). scale > 0, so
+// the max of the scaled scores is scale times the max of the raw ones.
+// Every row's max comes first, so that the rows' exp passes do not wait
+// for one another: row by row (max, then exp against it) each exp pass
+// waited for its max's reduction and the one before drained, and the
+// softmax took 11 cycles per vector on Zen 3 for about 7 of arithmetic.
+static void panel_softmax(float *s, int rows, int kc, const int *n_vis, const uint8_t *pad, float scale, float *m,
+                          float *l, float *o, int dkp)
+{
+    float m_new[XF_GEMM_MR], shift[XV_W] = {0}, alpha[XV_W];
+    int seen[XF_GEMM_MR];
+    for (int i = 0; i < rows; i++) {
+        const float mt = row_max(s + (size_t)i * BC, n_vis[i], pad);
+        seen[i] = mt != -INFINITY;
+        m_new[i] = seen[i] && mt * scale > m[i] ? mt * scale : m[i];
+        shift[i] = seen[i] ? m[i] - m_new[i] : 0.0f; // -inf on a row's first visible tile: alpha 0
+    }
+    xv_store(alpha, xv_exp(xv_load(shift))); // every row's alpha in one vector (MR <= XV_W)
+    for (int i = 0; i < rows; i++) {
+        float *t = s + (size_t)i * BC;
+        if (!seen[i]) { // nothing visible in this tile for this row
+            memset(t, 0, (size_t)kc * sizeof *t);
+            continue;
+        }
+        l[i] = l[i] * alpha[i] + row_exp_sum(t, kc, n_vis[i], scale, m_new[i]);
+        m[i] = m_new[i];
+        if (alpha[i] != 1.0f) {
+            const xv f = xv_set1(alpha[i]);
+            float *oi = o + (size_t)i * dkp;
+            for (int d = 0; d < dkp; d += XV_W) xv_store(oi + d, xv_mul(xv_load(oi + d), f));
+        }
+    }
+}
+
+// S (rows x NR panels of the tile, row stride BC) = Q_panel K_tile^T, Q
+// read in place (rows of stride ldq), K panels as flash_pack_head packed
+// them.
+static void panel_scores(int rows, int dk, const float *q, int ldq, const float *kpanels, int npanels, float *s)
+{
+    static xf_ukernel_lda_fn *const ragged[XF_GEMM_MR] = {
+        NULL, XF_FN(gemm_ukernel_lda1), XF_FN(gemm_ukernel_lda2), XF_FN(gemm_ukernel_lda3),
+        XF_FN(gemm_ukernel_lda4), XF_FN(gemm_ukernel_lda5)};
+    for (int p = 0; p < npanels; p++) {
+        const float *kp = kpanels + (size_t)p * dk * XF_GEMM_NR;
+        if (rows == XF_GEMM_MR) // pf = q: the panel is read again for the next K panel, already in L1
+            XF_FN(gemm_ukernel_lda)(dk, q, ldq, q, kp, s + p * XF_GEMM_NR, BC, 1, NULL, 0);
+        else
+            ragged[rows](dk, q, ldq, kp, s + p * XF_GEMM_NR, BC, 1, NULL, 0);
+    }
 }
 
 // Query rows i0..i0+BR (or to seq_q) of head (b,h) against every key tile
@@ -109,44 +189,39 @@ void XF_FN(flash_block)(const xf_attention_args *a, const float *kv, const uint8
 {
     flash_ws *c = ws;
     const xf_attention_head x = xf_attention_head_at(a, b, h);
-    const float *q = x.q + (size_t)i0 * a->ldq;
     float *out = x.out + (size_t)i0 * a->ldo;
     const uint8_t *pad = a->key_pad ? a->key_pad + (size_t)b * a->seq_k : NULL;
     const float *kp = kv, *vp = kv + XF_FN(packed_b_floats)(a->seq_k, a->dk);
     const int br = a->seq_q - i0 < BR ? a->seq_q - i0 : BR;
-    const int dk = a->dk, sk = a->seq_k, dkp = c->dkp, qpanels = (br + XF_GEMM_MR - 1) / XF_GEMM_MR;
+    const int dk = a->dk, sk = a->seq_k, dkp = c->dkp;
     const float scale = 1.0f / sqrtf((float)dk);
-    XF_FN(pack_a)(q, a->ldq, br, dk, c->qa);
     memset(c->o, 0, (size_t)BR_PAD * dkp * sizeof(float));
-    // Rows past br of the last panel are computed and never used; zeros
-    // keep them finite.
-    memset(c->s + (size_t)br * BC, 0, (size_t)(BR_PAD - br) * BC * sizeof(float));
     for (int i = 0; i < br; i++) c->m[i] = -INFINITY, c->l[i] = 0.0f;
     for (int j0 = 0; j0 < sk; j0 += BC) {
         if (a->causal && j0 > i0 + br - 1) break; // this tile and all later ones are masked
         if (!visible[j0 / BC]) continue;
         const int bc = sk - j0 < BC ? sk - j0 : BC;
-        // S (br x bc, row stride BC) = Q_block K_tile^T
-        for (int p = 0; p * XF_GEMM_NR < bc; p++) {
-            const float *kpanel = kp + (size_t)(j0 / XF_GEMM_NR + p) * dk * XF_GEMM_NR;
-            for (int r = 0; r < qpanels; r++)
-                XF_FN(gemm_ukernel)(dk, c->qa + (size_t)r * dk * XF_GEMM_MR, kpanel,
-                                    c->s + (size_t)r * XF_GEMM_MR * BC + p * XF_GEMM_NR, BC, 1, NULL, 0);
-        }
-        for (int i = 0; i < br; i++) {
-            int n_vis = a->causal ? i0 + i - j0 + 1 : bc;
-            if (n_vis > bc) n_vis = bc;
-            if (n_vis < 0) n_vis = 0;
-            float alpha = online_row(c->s + (size_t)i * BC, bc, n_vis, pad ? pad + j0 : NULL, scale,
-                                     &c->m[i], &c->l[i]);
-            if (alpha != 1.0f) scale_row(c->o + (size_t)i * dkp, dkp, alpha);
-        }
-        // O += P V_tile, P read in place as rows of the score tile
-        for (int p = 0; p * XF_GEMM_NR < dk; p++) {
-            const float *vpanel = vp + ((size_t)p * sk + j0) * XF_GEMM_NR;
-            for (int r = 0; r < qpanels; r++)
-                XF_FN(gemm_ukernel_rows)(bc, c->s + (size_t)r * XF_GEMM_MR * BC, vpanel,
-                                         c->o + (size_t)r * XF_GEMM_MR * dkp + p * XF_GEMM_NR, dkp, 0, NULL, 0);
+        for (int r0 = 0; r0 < br; r0 += XF_GEMM_MR) {
+            const int rows = br - r0 < XF_GEMM_MR ? br - r0 : XF_GEMM_MR;
+            // Keys of the tile any row of the panel sees: under the causal
+            // mask, up to the last row's diagonal.
+            int kc = a->causal ? i0 + r0 + rows - j0 : bc;
+            if (kc > bc) kc = bc;
+            if (kc <= 0) continue; // the panel is above the diagonal for this tile
+            panel_scores(rows, dk, x.q + (size_t)(i0 + r0) * a->ldq, a->ldq,
+                         kp + (size_t)(j0 / XF_GEMM_NR) * dk * XF_GEMM_NR, (kc + XF_GEMM_NR - 1) / XF_GEMM_NR, c->s);
+            int n_vis[XF_GEMM_MR];
+            for (int i = 0; i < rows; i++) {
+                n_vis[i] = a->causal ? i0 + r0 + i - j0 + 1 : kc;
+                if (n_vis[i] > kc) n_vis[i] = kc;
+                if (n_vis[i] < 0) n_vis[i] = 0;
+            }
+            panel_softmax(c->s, rows, kc, n_vis, pad ? pad + j0 : NULL, scale, c->m + r0, c->l + r0,
+                          c->o + (size_t)r0 * dkp, dkp);
+            // O_panel += P V_tile, P read in place as the rows of the score tile
+            for (int p = 0; p * XF_GEMM_NR < dk; p++)
+                XF_FN(gemm_ukernel_rows)(kc, c->s, vp + ((size_t)p * sk + j0) * XF_GEMM_NR,
+                                         c->o + (size_t)r0 * dkp + p * XF_GEMM_NR, dkp, 0, NULL, 0);
         }
     }
     for (int i = 0; i < br; i++) { // normalise; a row that saw no key stays 0

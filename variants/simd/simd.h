@@ -23,9 +23,6 @@ XF_SIMD_PIECES(XF_SIMD_DECLARE_)
 // weight or K rows).
 // B given: v is (k,n) with row stride ldv (V rows).
 void XF_FN(pack_b_kn)(const float *v, int ldv, int k, int n, float *bp);
-// A block: a is (mc,kc) with row stride lda -> ap [panels][kc][MR],
-// zero rows past mc.
-void XF_FN(pack_a)(const float *a, int lda, int mc, int kc, float *ap);
 // The ragged-panel micro-kernels (ukernels.c): gemm_ukernel_lda (vec.h)
 // for 1..MR-1 rows of A, so the last panel is read in place too.
 typedef void xf_ukernel_lda_fn(int kc, const float *a, long lda, const float *b, float *c, int ldc, int init,

@@ -1,24 +1,16 @@
 // The family's GEMM micro-kernels, made from ukernel_body.h (the
-// register-blocked tile, its width from variants/<isa>/vec.h): one reads A packed [k][MR]
-// (the fused attention's Q K^T), one A as MR rows of stride XF_UK_ROWS_LDA
-// (the fused attention's P V, which so needs no packing of P), one A as MR
-// rows of a run-time stride (the GEMM's whole panels; it also prefetches
-// the rows at pf, the next panel), and the same with 1 to MR - 1 rows (the
-// GEMM's ragged last panel, read in place too).
+// register-blocked tile, its width from variants/<isa>/vec.h): one reads A
+// as MR rows of stride XF_UK_ROWS_LDA (the fused attention's P V, which so
+// needs no packing of P), one A as MR rows of a run-time stride (the GEMM's
+// whole panels and the fused attention's Q, read in place; it also
+// prefetches the rows at pf, the next panel), and the same with 1 to MR - 1
+// rows (ragged last panels, read in place too).
 #include "simd.h"
 
 _Static_assert(XF_GEMM_MR == 6, "the ragged-panel kernels below list rows 1..5");
 
 #define XF_UK_LDA_ARG
 #define XF_UK_PREFETCH(k)
-#define XF_UK_NAME XF_FN(gemm_ukernel)
-#define XF_UK_A(i) a[i]
-#define XF_UK_A_STEP XF_GEMM_MR
-#include "ukernel_body.h"
-#undef XF_UK_NAME
-#undef XF_UK_A
-#undef XF_UK_A_STEP
-
 #define XF_UK_NAME XF_FN(gemm_ukernel_rows)
 #define XF_UK_A(i) a[(i) * XF_UK_ROWS_LDA]
 #define XF_UK_A_STEP 1
