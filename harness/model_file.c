@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../kernels/half.h"
 #include "model_file.h"
 #include "rng.h"
 
@@ -51,15 +52,19 @@ typedef struct {
     size_t err_size;
 } binder;
 
-// The tensor, which must be F32 of exactly this shape, copied to aligned
-// memory (the file's data has no alignment guarantee).
+// The tensor, which must be F32, BF16 or F16 of exactly this shape, as
+// fp32 in aligned memory (the file's data has no alignment guarantee):
+// 16-bit floats widened, which is exact (kernels/half.h), so a model saved
+// in bf16 runs as the fp32 model with those weights.
 static const float *f32(binder *b, const char *name, int ndim, const int64_t *shape)
 {
     char *err = b->err;
     size_t err_size = b->err_size;
     const xf_st_tensor *t = xf_st_find(b->st, name);
     if (!t) return ERRP("missing tensor '%s'", name);
-    if (strcmp(t->dtype, "F32")) return ERRP("tensor '%s' is %s, expected F32", name, t->dtype);
+    const int bf16 = !strcmp(t->dtype, "BF16"), f16 = !strcmp(t->dtype, "F16");
+    if (strcmp(t->dtype, "F32") && !bf16 && !f16)
+        return ERRP("tensor '%s' is %s, expected F32, BF16 or F16", name, t->dtype);
     int ok = t->ndim == ndim;
     for (int d = 0; ok && d < ndim; d++) ok = t->shape[d] == shape[d];
     if (!ok) {
@@ -70,9 +75,16 @@ static const float *f32(binder *b, const char *name, int ndim, const int64_t *sh
             snprintf(want + strlen(want), sizeof want - strlen(want), "%s%lld", d ? ", " : "", (long long)shape[d]);
         return ERRP("tensor '%s' has shape [%s], expected [%s]", name, got, want);
     }
-    float *x = xf_instance_own(b->in, t->nbytes);
+    float *x = xf_instance_own(b->in, t->numel * sizeof(float));
     if (!x) return ERRP("out of memory copying tensor '%s'", name);
-    memcpy(x, t->data, t->nbytes);
+    if (!bf16 && !f16) {
+        memcpy(x, t->data, t->nbytes);
+        return x;
+    }
+    for (size_t i = 0; i < t->numel; i++) { // little-endian, as safetensors stores them
+        const uint16_t h = (uint16_t)(t->data[2 * i] | t->data[2 * i + 1] << 8);
+        x[i] = bf16 ? xf_bf16_to_f32(h) : xf_f16_to_f32(h);
+    }
     return x;
 }
 
@@ -173,7 +185,7 @@ static const uint8_t *mask(binder *b, const char *name, int batch, int seq)
     return m;
 }
 
-// An input sequence: from the file (F32 [batch, seq, d]) or seeded.
+// An input sequence: from the file ([batch, seq, d], as f32() takes it) or seeded.
 static const float *sequence(binder *b, xf_rng *r, const char *name, int *batch, int *seq, int d)
 {
     const xf_st_tensor *t = xf_st_find(b->st, name);

@@ -9,6 +9,11 @@ src (B,S,d), tgt (B,T,d), src_key_padding_mask (B,S), tgt_key_padding_mask
 Padding never covers every key of a sequence (PyTorch gives NaN there,
 xfbench zeros), and the target keeps its first position, so no causal row
 is fully masked.
+
+--dtype bf16 or f16 stores the weights and inputs in that type, rounded
+from the fp32 model by PyTorch, and PyTorch's outputs (F32) computed in
+fp32 from the rounded values: the fp32 model whose weights are those
+16-bit numbers, which xfbench reads by widening them exactly.
 """
 import argparse
 
@@ -72,6 +77,14 @@ def run(model, src, tgt, src_pad, tgt_pad):
     return memory, out
 
 
+DTYPES = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
+
+
+def rounded(t, dtype):
+    """t rounded to dtype (PyTorch rounds to nearest even) and back to fp32."""
+    return t.to(dtype).to(torch.float32)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True)
@@ -89,6 +102,8 @@ def main():
     ap.add_argument("--tgt-keep", type=float, default=0.0, help="the same for the target")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--dtype", choices=sorted(DTYPES), default="f32",
+                    help="storage type of the weights and inputs (outputs stay F32)")
     args = ap.parse_args()
     args.d_ff = args.d_ff or 4 * args.d_model
     if args.d_model % args.heads:
@@ -100,13 +115,18 @@ def main():
     tgt = torch.rand(args.batch, args.tgt_len, args.d_model, generator=rng) * 2 - 1
     src_pad = padding(args.batch, args.src_len, rng, args.pad, args.src_keep)
     tgt_pad = padding(args.batch, args.tgt_len, rng, args.pad, args.tgt_keep)
+    dtype = DTYPES[args.dtype]
+    with torch.no_grad():
+        for p in model.parameters():
+            p.copy_(rounded(p, dtype))
+    src, tgt = rounded(src, dtype), rounded(tgt, dtype)
     memory, out = run(model, src, tgt, src_pad, tgt_pad)
-    tensors = {k: v.detach().contiguous() for k, v in model.state_dict().items()}
-    tensors.update({"src": src, "tgt": tgt, "src_key_padding_mask": src_pad,
+    tensors = {k: v.detach().to(dtype).contiguous() for k, v in model.state_dict().items()}
+    tensors.update({"src": src.to(dtype), "tgt": tgt.to(dtype), "src_key_padding_mask": src_pad,
                     "tgt_key_padding_mask": tgt_pad, "torch.memory": memory.contiguous(),
                     "torch.output": out.contiguous()})
     meta = {"heads": str(args.heads), "torch_version": torch.__version__,
-            "made_by": "scripts/torch_golden", "seed": str(args.seed)}
+            "made_by": "scripts/torch_golden", "seed": str(args.seed), "dtype": args.dtype}
     st_torch.save_file(tensors, args.out, metadata=meta)
 
 
