@@ -88,22 +88,26 @@ static int in_list(const char *list, const char *name)
 
 static const xf_machine *best_machine; // set by xf_main before any selection
 
+// A case runs the variants of its own dtype (docs/design.md, Precision);
+// compound stages are composed in fp32 only, so far.
 static int select_entries(xf_stage stage, const xf_options *o, entry *out, int max)
 {
     int n = 0;
+    if (stage >= XF_FIRST_COMPOUND && o->shape.dtype != XF_F32) return 0;
     for (int f = 0; f < xf_registry_count(); f++) {
         const xf_family *fam = xf_registry_family(f);
         if (stage < XF_FIRST_COMPOUND) {
             for (const xf_variant *v = fam->variants; v->name && n < max; v++) {
                 // A family name selects all of that family's variants.
-                if (v->stage != stage || !(in_list(o->variants, v->name) || in_list(o->variants, fam->name)))
+                if (v->stage != stage || v->dtype != o->shape.dtype ||
+                    !(in_list(o->variants, v->name) || in_list(o->variants, fam->name)))
                     continue;
                 entry *e = &out[n++];
                 memset(e, 0, sizeof *e);
                 e->r.v = v, e->r.name = v->name, e->cflags = fam->cflags;
                 e->unavailable = xf_variant_unavailable(v);
             }
-        } else if (in_list(o->variants, fam->name) && n < max) {
+        } else if (in_list(o->variants, fam->name) && n < max && xf_family_dtype(fam) == XF_F32) {
             entry *e = &out[n++];
             memset(e, 0, sizeof *e);
             int rc = xf_ops_for_family(fam->name, o->use, stage, o->threads, &e->r.ops, e->note,
@@ -127,12 +131,50 @@ static int select_entries(xf_stage stage, const xf_options *o, entry *out, int m
     return n;
 }
 
-// Every name given to --variant and --stage must select something.
+// The stages with a variant of dtype d, for the message that names them.
+static void stages_of_dtype(xf_dtype d, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    for (int s = 0; s < XF_FIRST_COMPOUND; s++)
+        for (int f = 0; f < xf_registry_count(); f++) {
+            const xf_variant *v = xf_registry_family(f)->variants;
+            while (v->name && !((int)v->stage == s && v->dtype == d)) v++;
+            if (v->name) {
+                xf_append(buf, size, "%s%s", buf[0] ? ", " : "", xf_stage_name((xf_stage)s));
+                break;
+            }
+        }
+}
+
+// Every name given to --variant and --stage must select something, in the
+// case's dtype.
 static void validate_selection(const xf_options *o)
 {
-    char name[128];
-    for (const char *p = o->stages; strcmp(o->stages, "all") && xf_list_next(&p, name, sizeof name);)
-        if (xf_stage_from_name(name) < 0) xf_die_usage("unknown stage '%s' (see 'xfbench list')", name);
+    char name[128], have[256];
+    const xf_dtype dt = o->shape.dtype;
+    stages_of_dtype(dt, have, sizeof have);
+    for (const char *p = o->stages; strcmp(o->stages, "all") && xf_list_next(&p, name, sizeof name);) {
+        const int s = xf_stage_from_name(name);
+        if (s < 0) xf_die_usage("unknown stage '%s' (see 'xfbench list')", name);
+        if (dt != XF_F32 && (s >= XF_FIRST_COMPOUND || !strstr(have, name)))
+            xf_die_usage("no %s variant of %s yet (%s runs: %s)", xf_dtype_name(dt), name, xf_dtype_name(dt), have);
+    }
+    // A name (variant or family) must have a variant of the case's dtype.
+    for (const char *p = o->variants; o->variants && strcmp(o->variants, "all") && xf_list_next(&p, name, sizeof name);) {
+        const xf_variant *other = NULL;
+        int has = !strcmp(name, "best") && dt == XF_F32;
+        for (int f = 0; f < xf_registry_count() && !has; f++) {
+            const xf_family *fam = xf_registry_family(f);
+            for (const xf_variant *v = fam->variants; v->name && !has; v++)
+                if (!strcmp(v->name, name) || !strcmp(fam->name, name)) {
+                    if (v->dtype == dt) has = 1;
+                    else other = v;
+                }
+        }
+        if (!has && other)
+            xf_die_usage("variant '%s' runs %s, the case is %s (--dtype %s)", name, xf_dtype_name(other->dtype),
+                         xf_dtype_name(dt), xf_dtype_name(other->dtype));
+    }
     if (!o->variants || !strcmp(o->variants, "all")) return;
     for (const char *p = o->variants; xf_list_next(&p, name, sizeof name);) {
         int found = 0;
@@ -171,8 +213,10 @@ static int cmd_list(void)
             for (const xf_variant *v = fam->variants; v->name; v++) {
                 if (v->stage != (xf_stage)s) continue;
                 const char *why = xf_variant_unavailable(v);
-                printf("%-14s %-28s %-8s %s%s%s  [%s]\n", xf_stage_name((xf_stage)s), v->name,
-                       why ? "n/a" : "ok", v->summary, why ? ": unavailable: " : "", why ? why : "",
+                // Variants of another dtype than f32 say so (--dtype runs them).
+                printf("%-14s %-28s %-8s %s%s%s%s%s%s  [%s]\n", xf_stage_name((xf_stage)s), v->name,
+                       why ? "n/a" : "ok", v->dtype != XF_F32 ? "dtype=" : "", v->dtype != XF_F32 ? xf_dtype_name(v->dtype) : "",
+                       v->dtype != XF_F32 ? ": " : "", v->summary, why ? ": unavailable: " : "", why ? why : "",
                        fam->cflags);
             }
         }

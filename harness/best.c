@@ -114,7 +114,7 @@ static xf_case case_of(xf_stage stage, const void *args)
 
 static int candidate(const xf_family *f, const xf_variant *v, xf_stage stage, int with_naive)
 {
-    return v->stage == stage && (with_naive || strcmp(f->name, "naive")) && strcmp(f->name, "mutant") &&
+    return v->stage == stage && v->dtype == XF_F32 && (with_naive || strcmp(f->name, "naive")) && strcmp(f->name, "mutant") &&
            !xf_variant_unavailable(v);
 }
 

@@ -27,6 +27,7 @@ typedef struct {
     int from_file;  // forward: weights (and maybe inputs) from --weights
     int depth;      // decode_layer: cache rows already filled (the new token's position)
     int greedy;     // generate: time the argmax loop (after the teacher-forced check)
+    xf_dtype dtype; // storage of inputs, weights and outputs (--dtype)
     uint64_t seed;
 } xf_case;
 

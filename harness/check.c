@@ -1,19 +1,22 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "../kernels/half.h"
 #include "check.h"
 
 static void compare(const xf_instance *in, int o, xf_check_result *res, double *sum_err2,
                     double *sum_ref2)
 {
-    const float *y = in->out[o].data;
+    const float *y32 = in->out[o].data;
+    const xf_bf16 *y16 = in->out[o].data16;
     const double *ref = in->ref[o], *bound = in->bound[o];
     for (size_t i = 0; i < in->out[o].count; i++) {
-        double err = fabs((double)y[i] - ref[i]);
+        const float yi = y16 ? xf_bf16_to_f32(y16[i]) : y32[i];
+        double err = fabs((double)yi - ref[i]);
         if (isnan(err) || isinf(err)) {
             if (res->passed)
                 snprintf(res->why, sizeof res->why, "%s[%zu] = %g, reference %.9g", in->out_name[o],
-                         i, (double)y[i], ref[i]);
+                         i, (double)yi, ref[i]);
             res->passed = 0;
             res->max_abs = res->max_rel = res->worst_ratio = INFINITY;
             continue;
@@ -29,7 +32,7 @@ static void compare(const xf_instance *in, int o, xf_check_result *res, double *
         if (err > bound[i] && res->passed) {
             res->passed = 0;
             snprintf(res->why, sizeof res->why, "%s[%zu] = %.9g, reference %.9g, error %.3g > bound %.3g",
-                     in->out_name[o], i, (double)y[i], ref[i], err, bound[i]);
+                     in->out_name[o], i, (double)yi, ref[i], err, bound[i]);
         }
     }
 }

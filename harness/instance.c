@@ -39,7 +39,7 @@ int xf_instance_add_output(xf_instance *in, const char *name, size_t count)
 {
     int i = in->nout++;
     in->out_name[i] = name;
-    if (xf_guarded_alloc(&in->out[i], count) != 0) return -1;
+    if ((in->c.dtype == XF_BF16 ? xf_guarded_alloc_bf16 : xf_guarded_alloc)(&in->out[i], count) != 0) return -1;
     in->ref[i] = malloc(count * sizeof(double));
     in->bound[i] = malloc(count * sizeof(double));
     return in->ref[i] && in->bound[i] ? 0 : -1;

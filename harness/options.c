@@ -94,6 +94,11 @@ void xf_options_parse(int argc, char **argv, xf_options *o)
         else if (!strcmp(opt, "--depth")) c->depth = parse_int(opt, val, 0, SIZE_MAX_ARG - 1);
         else if (!strcmp(opt, "--steps")) steps = parse_int(opt, val, 1, SIZE_MAX_ARG);
         else if (!strcmp(opt, "--greedy")) c->greedy = parse_int(opt, val, 0, 1);
+        else if (!strcmp(opt, "--dtype")) {
+            int d = xf_dtype_from_name(val);
+            if (d < 0) xf_die_usage("--dtype: '%s' is not f32 or bf16", val);
+            c->dtype = (xf_dtype)d;
+        }
         else if (!strcmp(opt, "--seed")) c->seed = (uint64_t)parse_int(opt, val, 0, INT_MAX);
         else if (!strcmp(opt, "--pad")) {
             int p = xf_pad_from_name(val);
@@ -171,6 +176,7 @@ void xf_usage(const char *command)
          "  --layers N (6: encoder and decoder layers each)  --vocab N (generate 32000, else 1000)  --final-norm 0|1 (1)\n"
          "  --n N --k N (linear outputs/inputs; default 3*d_model and d_model, the QKV projection)\n"
          "  --relu 0|1 (0)  --pad none|some|all-but-one|all (some)  --causal 0|1 (0)  --seed N (1)\n"
+         "  --dtype f32|bf16 (f32: storage of inputs, weights, outputs; bf16 runs the bf16 variants)\n"
          "  decoding: --depth N (0: decode_layer's cache rows before the new token)\n"
          "    --steps N (generate's tokens; = --seq-q)  --greedy 0|1 (0: time teacher-forced, 1: argmax loop)\n"
          "selection:");

@@ -39,15 +39,19 @@ const xf_variant *xf_registry_find(xf_stage stage, const char *name)
     return NULL;
 }
 
+xf_dtype xf_family_dtype(const xf_family *f) { return f->variants[0].name ? f->variants[0].dtype : XF_F32; }
+
 const char *xf_variant_unavailable(const xf_variant *v)
 {
     return v->unavailable ? v->unavailable() : NULL;
 }
 
+// Compositions are fp32 (docs/design.md, Precision): only fp32 variants
+// are composed or lent.
 static const xf_variant *family_default(const xf_family *f, xf_stage stage)
 {
     for (const xf_variant *v = f->variants; v->name; v++)
-        if (v->stage == stage && !xf_variant_unavailable(v)) return v;
+        if (v->stage == stage && v->dtype == XF_F32 && !xf_variant_unavailable(v)) return v;
     return NULL;
 }
 
@@ -56,7 +60,7 @@ static const xf_variant *family_default(const xf_family *f, xf_stage stage)
 static const char *family_missing(const xf_family *f, xf_stage stage)
 {
     for (const xf_variant *v = f->variants; v->name; v++)
-        if (v->stage == stage) return xf_variant_unavailable(v);
+        if (v->stage == stage && v->dtype == XF_F32) return xf_variant_unavailable(v);
     return NULL;
 }
 
@@ -116,6 +120,11 @@ static int apply_use(const char *use, xf_ops *ops, int *overridden, char *err, s
             snprintf(err, err_size, "--use: %s variant '%s' is unavailable: %s", item, eq + 1, why);
             return -1;
         }
+        if (v->dtype != XF_F32) {
+            snprintf(err, err_size, "--use: %s variant '%s' runs %s; compound stages are composed in f32 only so far",
+                     item, eq + 1, xf_dtype_name(v->dtype));
+            return -1;
+        }
         ops->op[s] = v;
         overridden[s] = 1;
     }
@@ -128,6 +137,11 @@ int xf_ops_for_family(const char *family, const char *use, xf_stage compound, in
     const xf_family *f = xf_registry_find_family(family);
     if (!f) {
         snprintf(err, err_size, "unknown variant family '%s' for a compound stage", family);
+        return -1;
+    }
+    if (xf_family_dtype(f) != XF_F32) {
+        snprintf(err, err_size, "family '%s' runs %s, and compound stages are composed in f32 only so far", family,
+                 xf_dtype_name(xf_family_dtype(f)));
         return -1;
     }
     if (note_size) note[0] = '\0';

@@ -13,6 +13,7 @@ void xf_case_describe(const xf_case *c, char *buf, size_t size)
 {
     buf[0] = '\0';
     xf_stage_desc_of(c->stage)->describe(c, buf, size);
+    if (c->dtype != XF_F32) xf_append(buf, size, " dtype=%s", xf_dtype_name(c->dtype));
 }
 
 void xf_case_options(const xf_case *c, char *buf, size_t size)
@@ -21,13 +22,14 @@ void xf_case_options(const xf_case *c, char *buf, size_t size)
     xf_append(buf, size, "--stage %s --batch %d --heads %d --dk %d --seq-q %d --seq-k %d --seed %llu",
               xf_stage_name(c->stage), c->batch, c->heads, c->dk, c->seq_q, c->seq_k, (unsigned long long)c->seed);
     xf_stage_desc_of(c->stage)->options(c, buf, size);
+    if (c->dtype != XF_F32) xf_append(buf, size, " --dtype %s", xf_dtype_name(c->dtype));
 }
 
 static const char HEADER[] =
     "stage,variant,batch,heads,dk,seq_q,seq_k,d_model,d_ff,layers,n,k,relu,pad,causal,"
     "threads,reps,median_ns,min_ns,spread_pct,prepare_ns,gflops,gbps,pct_peak,"
     "max_abs_err,max_rel_err,nmse,err_over_bound,passed,cpu,isa,compiler,cflags,commit,date,"
-    "stage_ms,host,useful_gflops,useful_pct_peak,roof,composition,shape,tokens_per_s,ms_per_step\n";
+    "stage_ms,host,useful_gflops,useful_pct_peak,roof,composition,shape,tokens_per_s,ms_per_step,dtype\n";
 
 FILE *xf_csv_open(const char *path, const char **why)
 {
@@ -98,5 +100,5 @@ void xf_csv_row(FILE *f, const xf_instance *in, const char *variant, const char 
     // mean time of a step (generate's includes its share of the encoder).
     if (t && in->tokens > 0) fprintf(f, "%.2f,%.4f", in->tokens / t->median_ns * 1e9, t->median_ns / in->steps / 1e6);
     else fputc(',', f);
-    fputc('\n', f);
+    fprintf(f, ",%s\n", xf_dtype_name(c->dtype));
 }

@@ -13,6 +13,12 @@ typedef struct {
     const float *b;   // b is (n), or NULL for no bias
     int relu;         // 1: y = max(y, 0) after the bias
     float *y;         // y is (m,n), row-major; must not alias x
+    // dtype XF_BF16: x, w and b also as bf16 (x, w, b above then hold the
+    // same values widened, which the reference reads), and the output is
+    // y16, (m,n) bf16 (y unused).
+    xf_dtype dtype;
+    const xf_bf16 *x16, *w16, *b16;
+    xf_bf16 *y16;
 } xf_linear_args;
 
 static inline double xf_linear_flops(const xf_linear_args *a)
@@ -20,11 +26,11 @@ static inline double xf_linear_flops(const xf_linear_args *a)
     return 2.0 * a->m * a->n * a->k + (a->b ? (double)a->m * a->n : 0.0);
 }
 
-// Compulsory traffic: read x, w, b once, write y once.
+// Compulsory traffic: read x, w, b once, write y once, in the dtype's size.
 static inline double xf_linear_bytes(const xf_linear_args *a)
 {
-    return 4.0 * ((double)a->m * a->k + (double)a->n * a->k + (a->b ? a->n : 0) +
-                  (double)a->m * a->n);
+    return (double)xf_dtype_size(a->dtype) *
+           ((double)a->m * a->k + (double)a->n * a->k + (a->b ? a->n : 0) + (double)a->m * a->n);
 }
 
 // fp64 reference on fp64 activations. xvar/yvar carry the error-model

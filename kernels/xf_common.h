@@ -28,6 +28,15 @@ typedef enum { XF_STAGES(XF_STAGE_ENUM_) XF_NSTAGES } xf_stage;
 const char *xf_stage_name(xf_stage s);
 int xf_stage_from_name(const char *name); // -1 if unknown
 
+// The storage type of a case and of a variant (docs/design.md,
+// Precision): fp32, or bf16 (fp32's top 16 bits, kernels/half.h) with
+// fp32 arithmetic.
+typedef enum { XF_F32, XF_BF16, XF_NDTYPES } xf_dtype;
+typedef uint16_t xf_bf16;
+const char *xf_dtype_name(xf_dtype d);    // "f32", "bf16"
+int xf_dtype_from_name(const char *name); // -1 if unknown
+static inline size_t xf_dtype_size(xf_dtype d) { return d == XF_BF16 ? 2 : 4; }
+
 // The fp64 copy of count fp32 values, from which the references compute
 // (malloc'd; NULL if out of memory).
 double *xf_widen(const float *x, size_t count);
@@ -35,6 +44,8 @@ double *xf_widen(const float *x, size_t count);
 // fp32 unit roundoff: every correctly rounded fp32 operation has relative
 // error at most u.
 #define XF_U (1.0 / 16777216.0)
+// bf16's: 8 significant bits, rounded to nearest.
+#define XF_U_BF16 (1.0 / 256.0)
 
 // Higham's gamma_n = n u / (1 - n u): the relative forward error bound of a
 // length-n sum or dot product evaluated in any order (Higham, "Accuracy and

@@ -23,10 +23,18 @@ stages=$("$bin" list | awk '$2 == "naive" {print $1}' | sort -u | wc -l)
 # positive median, GFLOP/s and percentage of the machine's peak.
 "$bin" bench $tiny --csv "$tmp/all.csv" >"$tmp/out" || fail "bench of every variant exited $?"
 # best is benchmarked only when named (its autotune takes time).
-available=$("$bin" list | awk '$3 == "ok" && $1 != "stage" && $2 != "best"' | wc -l)
+# (The fp32 ones: a bf16 variant, "dtype=bf16" in the list, runs under --dtype bf16.)
+available=$("$bin" list | awk '$3 == "ok" && $1 != "stage" && $2 != "best" && !/ dtype=/' | wc -l)
 [ $(($(wc -l <"$tmp/all.csv") - 1)) -eq "$available" ] || fail "not one row per available stage x variant ($available)"
-awk -F, 'NR > 1 && !($29 == 1 && $18 > 0 && $22 > 0 && $24 > 0) { bad++ } END { exit bad }' "$tmp/all.csv" ||
-    fail "a row without passed=1, median_ns > 0, gflops > 0 and pct_peak > 0"
+awk -F, 'NR > 1 && !($29 == 1 && $18 > 0 && $22 > 0 && $24 > 0 && $NF == "f32") { bad++ } END { exit bad }' "$tmp/all.csv" ||
+    fail "a row without passed=1, median_ns > 0, gflops > 0, pct_peak > 0 and dtype f32"
+# And every bf16 variant, in bf16.
+"$bin" bench $tiny --dtype bf16 --csv "$tmp/bf16.csv" >"$tmp/out" || fail "bench --dtype bf16 exited $?"
+available=$("$bin" list | awk '$3 == "ok" && / dtype=bf16/' | wc -l)
+[ "$available" -ge 1 ] && [ $(($(wc -l <"$tmp/bf16.csv") - 1)) -eq "$available" ] ||
+    fail "not one row per available bf16 variant ($available)"
+awk -F, 'NR > 1 && !($29 == 1 && $18 > 0 && $22 > 0 && $NF == "bf16") { bad++ } END { exit bad }' "$tmp/bf16.csv" ||
+    fail "a bf16 row without passed=1, median_ns > 0, gflops > 0 and dtype bf16"
 
 # A second run appends rows, not a second header.
 "$bin" bench $tiny --stage linear --csv "$tmp/a.csv" >/dev/null || fail "second bench run"

@@ -45,6 +45,8 @@ pair mutant-last-row-skipped "nan" --stage linear --batch 1 --seq 3 --n 5 --k 7
 pair mutant-softmax-mask-ignored "error" --stage softmax --batch 2 --heads 2 --dk 8 --seq 9 --pad some
 pair mutant-embed-unscaled "error" --stage embed --batch 2 --heads 2 --dk 8 --seq 9
 pair mutant-lm-head-scaled "error" --stage lm_head --batch 2 --heads 2 --dk 8 --seq 9 --vocab 37
+pair mutant-bf16-truncated "error" --stage linear --batch 1 --seq 9 --n 33 --k 64 --dtype bf16
+pair mutant-bf16-accumulator "error" --stage linear --batch 1 --seq 3 --n 5 --k 2048 --dtype bf16
 
 # Compound stages built on a broken primitive fail their end-to-end check:
 # the error-model bound bites through whole layers and the whole pass.
@@ -101,7 +103,9 @@ done
 mutants=$("$bin" list | awk '$2 ~ /^mutant-/ {print $2}' | sort -u)
 [ "$(printf '%s\n' "$mutants" | grep -c .)" -ge 11 ] || { echo "the mutant list is short: $mutants"; exit 1; }
 for v in $mutants; do
-    out=$("$bin" check --variant "$v" --grid quick 2>&1); rc=$?
+    # A mutant of another dtype than f32 says so in the list (dtype=bf16).
+    dtype=$("$bin" list | awk -v v="$v" '$2 == v && /dtype=bf16/ {print "bf16"; exit}')
+    out=$("$bin" check --variant "$v" --grid quick --dtype "${dtype:-f32}" 2>&1); rc=$?
     caught=$(printf '%s\n' "$out" | grep -c '^FAIL')
     total=$(printf '%s\n' "$out" | grep -c '^\(PASS\|FAIL\)')
     echo "quick grid: $v caught in $caught of $total cases"

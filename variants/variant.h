@@ -16,6 +16,9 @@ typedef struct xf_variant {
     const char *family;  // "naive", "avx2", ...; also the compound-stage selector
     const char *name;    // unique across the registry, e.g. "naive", "mutant-scale"
     const char *summary; // one line for `xfbench list`
+    // The storage type it reads and writes (XF_F32 unless set): a case runs
+    // the variants of its own dtype only (docs/design.md, Precision).
+    xf_dtype dtype;
     // Largest error, in ulps, of the transcendental functions it uses
     // (exp, sin, cos, pow, sqrt/rsqrt); fed into the check's bound.
     double math_ulp;

@@ -7,7 +7,7 @@ double xf_encoder_weight_floats(double d, double d_ff)
 
 double xf_layer_activation_bytes(double rows, double mem_rows, double d, double d_ff)
 {
-    return (rows * (8 * d + d_ff) + mem_rows * 3 * d) * (16 + XF_F32);
+    return (rows * (8 * d + d_ff) + mem_rows * 3 * d) * (16 + XF_F32_BYTES);
 }
 
 void xf_describe_layers(const xf_case *c, char *buf, size_t size)

@@ -76,8 +76,8 @@ static void reference(xf_instance *in, double ulp)
 static double bytes_needed(const xf_case *c)
 {
     double d = xf_case_d_model(c), b = c->batch, kv_rows = c->depth + 1.0 + CACHE_SLACK + c->seq_k;
-    return XF_F32 * (xf_encoder_weight_floats(d, c->d_ff) + 4 * d * d + 6 * d) +
-           (XF_F32 + 16) * b * kv_rows * 2 * d + xf_layer_activation_bytes(b, 0, d, c->d_ff) +
+    return XF_F32_BYTES * (xf_encoder_weight_floats(d, c->d_ff) + 4 * d * d + 6 * d) +
+           (XF_F32_BYTES + 16) * b * kv_rows * 2 * d + xf_layer_activation_bytes(b, 0, d, c->d_ff) +
            XF_OUT_BYTES * b * d;
 }
 

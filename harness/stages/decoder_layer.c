@@ -45,8 +45,8 @@ static void reference(xf_instance *in, double ulp)
 static double bytes_needed(const xf_case *c)
 {
     double d = xf_case_d_model(c), b = c->batch;
-    return XF_F32 * (xf_encoder_weight_floats(d, c->d_ff) + 4 * d * d + 6 * d) +
-           (XF_F32 + XF_OUT_BYTES) * b * c->seq_q * d + (XF_F32 + 16) * b * c->seq_k * d +
+    return XF_F32_BYTES * (xf_encoder_weight_floats(d, c->d_ff) + 4 * d * d + 6 * d) +
+           (XF_F32_BYTES + XF_OUT_BYTES) * b * c->seq_q * d + (XF_F32_BYTES + 16) * b * c->seq_k * d +
            xf_layer_activation_bytes(b * c->seq_q, b * c->seq_k, d, c->d_ff);
 }
 

@@ -36,7 +36,7 @@ static void reference(xf_instance *in, double ulp)
 static double bytes_needed(const xf_case *c)
 {
     double d = xf_case_d_model(c), rows = (double)c->batch * c->seq_k;
-    return XF_F32 * xf_encoder_weight_floats(d, c->d_ff) + (XF_F32 + XF_OUT_BYTES) * rows * d +
+    return XF_F32_BYTES * xf_encoder_weight_floats(d, c->d_ff) + (XF_F32_BYTES + XF_OUT_BYTES) * rows * d +
            xf_layer_activation_bytes(rows, rows, d, c->d_ff);
 }
 

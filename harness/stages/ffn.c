@@ -33,7 +33,7 @@ static void reference(xf_instance *in, double ulp)
 static double bytes_needed(const xf_case *c)
 {
     double d = xf_case_d_model(c), rows = (double)c->batch * c->seq_q;
-    return XF_F32 * 2 * d * c->d_ff + (XF_F32 + 8 + XF_OUT_BYTES) * rows * d + (16 + XF_F32) * 2 * rows * c->d_ff;
+    return XF_F32_BYTES * 2 * d * c->d_ff + (XF_F32_BYTES + 8 + XF_OUT_BYTES) * rows * d + (16 + XF_F32_BYTES) * 2 * rows * c->d_ff;
 }
 
 static void describe(const xf_case *c, char *buf, size_t size)

@@ -37,7 +37,7 @@ static double bytes_needed(const xf_case *c)
 {
     double d = xf_case_d_model(c), b = c->batch, sq = c->seq_q, sk = c->seq_k;
     double enc = xf_encoder_weight_floats(d, c->d_ff), dec = enc + 4 * d * d + 6 * d;
-    return XF_F32 * (c->layers * enc + c->dec_layers * dec + 2.0 * c->vocab * d) +
+    return XF_F32_BYTES * (c->layers * enc + c->dec_layers * dec + 2.0 * c->vocab * d) +
            (XF_OUT_BYTES + 16) * b * (sq + sk) * d + xf_layer_activation_bytes(b * (sq + sk), b * sk, d, c->d_ff);
 }
 

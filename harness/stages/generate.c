@@ -45,9 +45,9 @@ static double bytes_needed(const xf_case *c)
 {
     double d = xf_case_d_model(c), b = c->batch, t = c->seq_q, s = c->seq_k;
     double enc = xf_encoder_weight_floats(d, c->d_ff), dec = enc + 4 * d * d + 6 * d;
-    return XF_F32 * (c->layers * enc + c->dec_layers * dec + 2.0 * c->vocab * d) +
+    return XF_F32_BYTES * (c->layers * enc + c->dec_layers * dec + 2.0 * c->vocab * d) +
            XF_OUT_BYTES * b * (s * d + t * d + t * c->vocab) + 16 * b * (s + t) * d +
-           XF_F32 * c->dec_layers * b * (t + s) * 2 * d + xf_layer_activation_bytes(b * (s + t), b * s, d, c->d_ff);
+           XF_F32_BYTES * c->dec_layers * b * (t + s) * 2 * d + xf_layer_activation_bytes(b * (s + t), b * s, d, c->d_ff);
 }
 
 static void describe(const xf_case *c, char *buf, size_t size)

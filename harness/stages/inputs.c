@@ -1,5 +1,6 @@
 #include <math.h>
 
+#include "../../kernels/half.h"
 #include "inputs.h"
 
 float *xf_own_uniform(xf_instance *in, xf_rng *r, size_t count, float lo, float hi)
@@ -7,6 +8,17 @@ float *xf_own_uniform(xf_instance *in, xf_rng *r, size_t count, float lo, float 
     float *x = xf_instance_own(in, count * sizeof *x);
     if (x) xf_rng_fill(r, x, count, lo, hi);
     return x;
+}
+
+xf_bf16 *xf_own_bf16(xf_instance *in, float *x, size_t count)
+{
+    xf_bf16 *h = xf_instance_own(in, (count ? count : 1) * sizeof *h);
+    if (h)
+        for (size_t i = 0; i < count; i++) {
+            h[i] = xf_bf16_from_f32(x[i]);
+            x[i] = xf_bf16_to_f32(h[i]);
+        }
+    return h;
 }
 
 // "some" keeps a prefix of a length that differs per batch element;

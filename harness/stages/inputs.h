@@ -8,6 +8,10 @@
 
 // count floats uniform in [lo, hi); NULL if out of memory.
 float *xf_own_uniform(xf_instance *in, xf_rng *r, size_t count, float lo, float hi);
+// bf16 instances: the count floats at x (owned by the instance) rounded to
+// bf16 in place (kernels/half.h: nearest even), and their bf16 copy; NULL
+// if out of memory.
+xf_bf16 *xf_own_bf16(xf_instance *in, float *x, size_t count);
 // Key padding (batch,seq) in the pattern (docs/design.md, Masking); NULL for
 // XF_PAD_NONE or out of memory.
 uint8_t *xf_make_pad(xf_instance *in, int batch, int seq, xf_pad pattern);

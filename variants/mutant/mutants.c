@@ -124,6 +124,22 @@ static void lm_head_scaled(const void *args, void *ctx)
     for (size_t i = 0; i < (size_t)a->rows * a->vocab; i++) a->logits[i] *= s;
 }
 
+// bf16 linear rounded by truncation instead of to nearest even: errors up
+// to a whole bf16 ulp where the bound allows half of one.
+static void bf16_truncated(const void *args, void *ctx)
+{
+    (void)ctx;
+    xf_naive_linear_bf16_with(args, XF_BF16_TRUNCATED);
+}
+
+// bf16 linear whose accumulator is bf16: k roundings of 2^-8 where the
+// bound allows one (at k = 2048, tens of bf16 ulps).
+static void bf16_accumulator(const void *args, void *ctx)
+{
+    (void)ctx;
+    xf_naive_linear_bf16_with(args, XF_BF16_ACCUMULATOR);
+}
+
 static const xf_variant variants[] = {
     XF_VARIANT(XF_ATTENTION, "mutant", "mutant-scale-dropped", "no 1/sqrt(dk)", 1.0, NULL, NULL, scale_dropped, NULL),
     XF_VARIANT(XF_ATTENTION, "mutant", "mutant-mask-shifted", "padding mask off by one key", 1.0, NULL, NULL,
@@ -142,6 +158,10 @@ static const xf_variant variants[] = {
                NULL),
     XF_VARIANT(XF_LM_HEAD, "mutant", "mutant-lm-head-scaled", "logits times sqrt(d_model)", 1.0, NULL, NULL,
                lm_head_scaled, NULL),
+    {.stage = XF_LINEAR, .family = "mutant", .name = "mutant-bf16-truncated", .dtype = XF_BF16,
+     .summary = "bf16 output truncated, not rounded to nearest even", .math_ulp = 1.0, .run = bf16_truncated},
+    {.stage = XF_LINEAR, .family = "mutant", .name = "mutant-bf16-accumulator", .dtype = XF_BF16,
+     .summary = "bf16 accumulator (rounded after every term)", .math_ulp = 1.0, .run = bf16_accumulator},
     XF_VARIANTS_END,
 };
 

@@ -6,7 +6,11 @@
 #include "naive.h"
 
 #define ENTRY_(stage, entry, summary) XF_VARIANT(stage, "naive", "naive", summary, 1.0, NULL, NULL, xf_naive_##entry, NULL),
-static const xf_variant variants[] = {XF_NAIVE_VARIANTS(ENTRY_) XF_VARIANTS_END};
+static const xf_variant variants[] = {
+    XF_NAIVE_VARIANTS(ENTRY_){.stage = XF_LINEAR, .family = "naive", .name = "naive", .dtype = XF_BF16,
+                              .summary = "one scalar dot product per output, widened terms summed in fp32",
+                              .math_ulp = 1.0, .run = xf_naive_linear_bf16},
+    XF_VARIANTS_END};
 
 const xf_family xf_family_naive = {.name = "naive", .cflags = XF_FAMILY_CFLAGS, .variants = variants,
                                    .fma_gflops = xf_naive_fma_gflops, .triad = xf_naive_triad, .read = xf_naive_read,

@@ -1,0 +1,12 @@
+// The avx2bf16 family: bf16 storage, fp32 FMA arithmetic, on any AVX2 CPU
+// (docs/design.md, Precision). Its variants so far: linear.
+#ifndef XF_AVX2BF16_FAMILY_H
+#define XF_AVX2BF16_FAMILY_H
+
+#include "../variant.h"
+
+int xf_avx2bf16_linear_prepare(const void *args, void **ctx);
+void xf_avx2bf16_linear_run(const void *args, void *ctx);
+void xf_avx2bf16_linear_release(void *ctx);
+
+#endif
