@@ -131,19 +131,20 @@ static int select_entries(xf_stage stage, const xf_options *o, entry *out, int m
     return n;
 }
 
+static int stage_has_dtype(int s, xf_dtype d)
+{
+    for (int f = 0; f < xf_registry_count(); f++)
+        for (const xf_variant *v = xf_registry_family(f)->variants; v->name; v++)
+            if ((int)v->stage == s && v->dtype == d) return 1;
+    return 0;
+}
+
 // The stages with a variant of dtype d, for the message that names them.
 static void stages_of_dtype(xf_dtype d, char *buf, size_t size)
 {
     buf[0] = '\0';
     for (int s = 0; s < XF_FIRST_COMPOUND; s++)
-        for (int f = 0; f < xf_registry_count(); f++) {
-            const xf_variant *v = xf_registry_family(f)->variants;
-            while (v->name && !((int)v->stage == s && v->dtype == d)) v++;
-            if (v->name) {
-                xf_append(buf, size, "%s%s", buf[0] ? ", " : "", xf_stage_name((xf_stage)s));
-                break;
-            }
-        }
+        if (stage_has_dtype(s, d)) xf_append(buf, size, "%s%s", buf[0] ? ", " : "", xf_stage_name((xf_stage)s));
 }
 
 // Every name given to --variant and --stage must select something, in the
@@ -156,7 +157,7 @@ static void validate_selection(const xf_options *o)
     for (const char *p = o->stages; strcmp(o->stages, "all") && xf_list_next(&p, name, sizeof name);) {
         const int s = xf_stage_from_name(name);
         if (s < 0) xf_die_usage("unknown stage '%s' (see 'xfbench list')", name);
-        if (dt != XF_F32 && (s >= XF_FIRST_COMPOUND || !strstr(have, name)))
+        if (dt != XF_F32 && (s >= XF_FIRST_COMPOUND || !stage_has_dtype(s, dt)))
             xf_die_usage("no %s variant of %s yet (%s runs: %s)", xf_dtype_name(dt), name, xf_dtype_name(dt), have);
     }
     // A name (variant or family) must have a variant of the case's dtype.
@@ -214,10 +215,10 @@ static int cmd_list(void)
                 if (v->stage != (xf_stage)s) continue;
                 const char *why = xf_variant_unavailable(v);
                 // Variants of another dtype than f32 say so (--dtype runs them).
-                printf("%-14s %-28s %-8s %s%s%s%s%s%s  [%s]\n", xf_stage_name((xf_stage)s), v->name,
-                       why ? "n/a" : "ok", v->dtype != XF_F32 ? "dtype=" : "", v->dtype != XF_F32 ? xf_dtype_name(v->dtype) : "",
-                       v->dtype != XF_F32 ? ": " : "", v->summary, why ? ": unavailable: " : "", why ? why : "",
-                       fam->cflags);
+                char dt[32] = "";
+                if (v->dtype != XF_F32) snprintf(dt, sizeof dt, "dtype=%s: ", xf_dtype_name(v->dtype));
+                printf("%-14s %-28s %-8s %s%s%s%s  [%s]\n", xf_stage_name((xf_stage)s), v->name, why ? "n/a" : "ok",
+                       dt, v->summary, why ? ": unavailable: " : "", why ? why : "", fam->cflags);
             }
         }
     }
