@@ -13,6 +13,11 @@ typedef struct {
     const float *gamma; // gamma is (d)
     const float *beta;  // beta is (d)
     float *y;           // y is (rows,d); must not alias x or r
+    // dtype XF_BF16: x, r, gamma, beta also as bf16 (the fields above then
+    // hold the same values widened), and the output is y16 (rows,d) bf16.
+    xf_dtype dtype;
+    const xf_bf16 *x16, *r16, *gamma16, *beta16;
+    xf_bf16 *y16;
 } xf_add_layernorm_args;
 
 // Per element: add, subtract mean, square and accumulate, mean accumulate,
@@ -24,7 +29,7 @@ static inline double xf_add_layernorm_flops(const xf_add_layernorm_args *a)
 
 static inline double xf_add_layernorm_bytes(const xf_add_layernorm_args *a)
 {
-    return 4.0 * (3.0 * a->rows * a->d + 2.0 * a->d);
+    return (double)xf_dtype_size(a->dtype) * (3.0 * a->rows * a->d + 2.0 * a->d);
 }
 
 // fp64 core on fp64 x and r; *var arrays: error model (errmodel.h), NULL to

@@ -40,23 +40,12 @@ void xf_ref_linear_d(int m, int n, int k, const double *x, const double *xvar,
 }
 
 // bf16 (inputs already bf16 values, fp32 accumulation, the output rounded
-// to bf16): the accumulation leaves v within G = gamma(k+1) sum |x w| of
-// the exact sum; ReLU keeps that; rounding to bf16 adds u_bf16 |v| <=
-// u_bf16 (|y_ref| + G). So |y - y_ref| <= G (1 + u_bf16) + u_bf16 |y_ref|
-// + tiny, where the fp32 bound had u |y_ref| for its final rounding.
+// to bf16): the fp32 bound with one bf16 rounding of the output
+// (xf_bound_bf16_output).
 void xf_ref_linear(const xf_linear_args *a, double *y_ref, double *bound)
 {
     double *x = xf_widen(a->x, (size_t)a->m * a->k);
     xf_ref_linear_d(a->m, a->n, a->k, x, NULL, a->w, a->b, a->relu, y_ref, NULL, bound);
-    if (a->dtype == XF_BF16)
-        for (int i = 0; i < a->m; i++)
-            for (int j = 0; j < a->n; j++) {
-                const size_t o = (size_t)i * a->n + j;
-                const float *w = a->w + (size_t)j * a->k;
-                const double *xi = x + (size_t)i * a->k, tiny = (a->k + 1) * 0x1p-150;
-                double abs_acc = a->b ? fabs(a->b[j]) : 0.0;
-                for (int p = 0; p < a->k; p++) abs_acc += fabs(xi[p] * w[p]);
-                bound[o] = xf_gamma(a->k + 1) * abs_acc * (1.0 + XF_U_BF16) + XF_U_BF16 * fabs(y_ref[o]) + tiny;
-            }
+    if (a->dtype == XF_BF16) xf_bound_bf16_output(bound, y_ref, (size_t)a->m * a->n);
     free(x);
 }

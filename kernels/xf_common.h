@@ -52,6 +52,17 @@ double *xf_widen(const float *x, size_t count);
 // Stability of Numerical Algorithms", 2nd ed., Lemma 3.1 and section 3.1).
 static inline double xf_gamma(double n) { return n * XF_U / (1.0 - n * XF_U); }
 
+// A stage computed in fp32 and stored in bf16 (docs/design.md, Precision):
+// the fp32 bound b covers the fp32 value v the variant computes (its own
+// last fp32 rounding included, which only loosens it); rounding v to bf16
+// adds at most u_bf16 |v| <= u_bf16 (|y_ref| + b). So each bound becomes
+// b (1 + u_bf16) + u_bf16 |y_ref|.
+static inline void xf_bound_bf16_output(double *bound, const double *y_ref, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        bound[i] = bound[i] * (1.0 + XF_U_BF16) + XF_U_BF16 * (y_ref[i] < 0 ? -y_ref[i] : y_ref[i]);
+}
+
 // LayerNorm epsilon fixed by the contract (PyTorch's default).
 #define XF_LN_EPS 1e-5f
 

@@ -16,6 +16,15 @@ static int build(xf_instance *in, xf_rng *r)
     a->r = xf_own_uniform(in, r, count, -1.0f, 1.0f);
     if (!a->x || !a->r || xf_make_norm(in, r, d, &n) || xf_instance_add_output(in, "y", count)) return -1;
     a->gamma = n.gamma, a->beta = n.beta, a->y = in->out[0].data;
+    if (c->dtype == XF_BF16) { // the same draws rounded: the reference reads the rounded values
+        a->dtype = XF_BF16;
+        a->x16 = xf_own_bf16(in, (float *)a->x, count); // owned by the instance
+        a->r16 = xf_own_bf16(in, (float *)a->r, count);
+        a->gamma16 = xf_own_bf16(in, (float *)a->gamma, (size_t)d);
+        a->beta16 = xf_own_bf16(in, (float *)a->beta, (size_t)d);
+        a->y16 = in->out[0].data16, a->y = NULL;
+        if (!a->x16 || !a->r16 || !a->gamma16 || !a->beta16) return -1;
+    }
     in->flops = xf_add_layernorm_flops(a), in->bytes = xf_add_layernorm_bytes(a);
     return 0;
 }
@@ -29,7 +38,7 @@ static void reference(xf_instance *in, double ulp)
 static double bytes_needed(const xf_case *c)
 {
     double elems = (double)c->batch * c->seq_q * xf_case_d_model(c);
-    return (2 * F + 16) * elems + OUT * elems;
+    return (c->dtype == XF_BF16 ? 2 * F + 2 * 2 + 16 : 2 * F + 16) * elems + OUT * elems;
 }
 
 static void describe(const xf_case *c, char *buf, size_t size)

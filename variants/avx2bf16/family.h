@@ -1,5 +1,5 @@
 // The avx2bf16 family: bf16 storage, fp32 FMA arithmetic, on any AVX2 CPU
-// (docs/design.md, Precision). Its variants so far: linear.
+// (docs/design.md, Precision). Its variants so far: linear, add_layernorm.
 #ifndef XF_AVX2BF16_FAMILY_H
 #define XF_AVX2BF16_FAMILY_H
 
@@ -8,5 +8,8 @@
 int xf_avx2bf16_linear_prepare(const void *args, void **ctx);
 void xf_avx2bf16_linear_run(const void *args, void *ctx);
 void xf_avx2bf16_linear_release(void *ctx);
+int xf_avx2bf16_add_layernorm_prepare(const void *args, void **ctx);
+void xf_avx2bf16_add_layernorm_run(const void *args, void *ctx);
+void xf_avx2bf16_add_layernorm_release(void *ctx);
 
 #endif

@@ -10,6 +10,9 @@ static const xf_variant variants[] = {
     XF_NAIVE_VARIANTS(ENTRY_){.stage = XF_LINEAR, .family = "naive", .name = "naive", .dtype = XF_BF16,
                               .summary = "one scalar dot product per output, widened terms summed in fp32",
                               .math_ulp = 1.0, .run = xf_naive_linear_bf16},
+    {.stage = XF_ADD_LAYERNORM, .family = "naive", .name = "naive", .dtype = XF_BF16,
+     .summary = "two passes per row over the widened x + r, in fp32", .math_ulp = 1.0,
+     .run = xf_naive_add_layernorm_bf16},
     XF_VARIANTS_END};
 
 const xf_family xf_family_naive = {.name = "naive", .cflags = XF_FAMILY_CFLAGS, .variants = variants,

@@ -24,6 +24,7 @@ XF_NAIVE_VARIANTS(XF_NAIVE_DECLARE_)
 typedef enum { XF_BF16_CORRECT, XF_BF16_TRUNCATED, XF_BF16_ACCUMULATOR } xf_naive_bf16_bug;
 void xf_naive_linear_bf16(const void *args, void *ctx);
 void xf_naive_linear_bf16_with(const xf_linear_args *a, xf_naive_bf16_bug bug);
+void xf_naive_add_layernorm_bf16(const void *args, void *ctx);
 
 // LayerNorm with a given epsilon; the contract's is XF_LN_EPS.
 void xf_naive_add_layernorm_eps(const xf_add_layernorm_args *a, float eps);
