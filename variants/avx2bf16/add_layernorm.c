@@ -2,7 +2,9 @@
 // v = x + r widened into a scratch row that stays in L1, mean and variance
 // about the mean from it in fp32 (two passes, as the fp32 families), y
 // normalised, scaled and shifted in fp32 and rounded to bf16 on the store.
-// gamma and beta are widened once, in prepare.
+// gamma and beta are widened once, in prepare. Measured on Zen 3 (docs/
+// performance.md, bf16): with its partial sums in an indexed array (kept
+// in memory by gcc) this ran no faster than fp32 on half the bytes.
 #include <math.h>
 #include <stdlib.h>
 
@@ -30,22 +32,31 @@ void xf_avx2bf16_add_layernorm_run(const void *args, void *ctx)
     for (int i = 0; i < a->rows; i++) {
         const xf_bf16 *x = a->x16 + (size_t)i * d, *r = a->r16 + (size_t)i * d;
         xf_bf16 *y = a->y16 + (size_t)i * d;
-        __m256 s = _mm256_setzero_ps();
+        // The next row's x and r asked for while this row computes (one
+        // line per 32 elements): the rows then stream from memory instead
+        // of each pass waiting on its first misses.
+        const xf_bf16 *nx = i + 1 < a->rows ? x + d : x, *nr = i + 1 < a->rows ? r + d : r;
+        // Two partial sums in each reduction, named (gcc keeps an indexed
+        // array of them in memory): one made every pass wait on its add.
+        __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
         for (int c = 0; c < body; c += 8) {
+            if ((c & 31) == 0) _mm_prefetch((const char *)(nx + c), _MM_HINT_T0), _mm_prefetch((const char *)(nr + c), _MM_HINT_T0);
             const __m256 v = _mm256_add_ps(xf_bf16x8_load(x + c), xf_bf16x8_load(r + c));
             _mm256_storeu_ps(n->v + c, v);
-            s = _mm256_add_ps(s, v);
+            if (c & 8) s1 = _mm256_add_ps(s1, v);
+            else s0 = _mm256_add_ps(s0, v);
         }
-        float sum = hsum(s);
+        float sum = hsum(_mm256_add_ps(s0, s1));
         for (int c = body; c < d; c++) sum += n->v[c] = xf_bf16_to_f32(x[c]) + xf_bf16_to_f32(r[c]);
         const float mean = sum / (float)d;
         const __m256 m = _mm256_set1_ps(mean);
-        __m256 q = _mm256_setzero_ps();
+        __m256 q0 = _mm256_setzero_ps(), q1 = _mm256_setzero_ps();
         for (int c = 0; c < body; c += 8) {
             const __m256 cen = _mm256_sub_ps(_mm256_loadu_ps(n->v + c), m);
-            q = _mm256_fmadd_ps(cen, cen, q);
+            if (c & 8) q1 = _mm256_fmadd_ps(cen, cen, q1);
+            else q0 = _mm256_fmadd_ps(cen, cen, q0);
         }
-        float var = hsum(q);
+        float var = hsum(_mm256_add_ps(q0, q1));
         for (int c = body; c < d; c++) var += (n->v[c] - mean) * (n->v[c] - mean);
         const float rstd = 1.0f / sqrtf(var / (float)d + XF_LN_EPS);
         const __m256 rs = _mm256_set1_ps(rstd);
