@@ -16,13 +16,6 @@ typedef struct {
     float *v, *gamma, *beta; // scratch row (d), gamma and beta widened (d), d rounded up to 8
 } norm_ctx;
 
-static float hsum(__m256 s)
-{
-    __m128 h = _mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1));
-    h = _mm_add_ps(h, _mm_movehl_ps(h, h));
-    return _mm_cvtss_f32(_mm_add_ss(h, _mm_movehdup_ps(h)));
-}
-
 // x, r, y are (rows,d) bf16
 void xf_avx2bf16_add_layernorm_run(const void *args, void *ctx)
 {
@@ -46,7 +39,7 @@ void xf_avx2bf16_add_layernorm_run(const void *args, void *ctx)
             if (c & 8) s1 = _mm256_add_ps(s1, v);
             else s0 = _mm256_add_ps(s0, v);
         }
-        float sum = hsum(_mm256_add_ps(s0, s1));
+        float sum = xf_f32x8_hsum(_mm256_add_ps(s0, s1));
         for (int c = body; c < d; c++) sum += n->v[c] = xf_bf16_to_f32(x[c]) + xf_bf16_to_f32(r[c]);
         const float mean = sum / (float)d;
         const __m256 m = _mm256_set1_ps(mean);
@@ -56,7 +49,7 @@ void xf_avx2bf16_add_layernorm_run(const void *args, void *ctx)
             if (c & 8) q1 = _mm256_fmadd_ps(cen, cen, q1);
             else q0 = _mm256_fmadd_ps(cen, cen, q0);
         }
-        float var = hsum(_mm256_add_ps(q0, q1));
+        float var = xf_f32x8_hsum(_mm256_add_ps(q0, q1));
         for (int c = body; c < d; c++) var += (n->v[c] - mean) * (n->v[c] - mean);
         const float rstd = 1.0f / sqrtf(var / (float)d + XF_LN_EPS);
         const __m256 rs = _mm256_set1_ps(rstd);

@@ -47,11 +47,8 @@ static inline __attribute__((always_inline)) void dot_rows(const int M, const xf
     for (int r = 0; r < M; r++) {
         float tail = 0.0f; // the last k % 32 terms
         for (int q = p; q < a->k; q++) tail += xf_bf16_to_f32(w[q]) * xf[(size_t)r * a->k + q];
-        __m256 s = _mm256_add_ps(_mm256_add_ps(acc[r][0], acc[r][1]), _mm256_add_ps(acc[r][2], acc[r][3]));
-        __m128 h = _mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1));
-        h = _mm_add_ps(h, _mm_movehl_ps(h, h));
-        h = _mm_add_ss(h, _mm_movehdup_ps(h));
-        float v = _mm_cvtss_f32(h) + tail + bias;
+        const __m256 s = _mm256_add_ps(_mm256_add_ps(acc[r][0], acc[r][1]), _mm256_add_ps(acc[r][2], acc[r][3]));
+        float v = xf_f32x8_hsum(s) + tail + bias;
         if (a->relu && v < 0.0f) v = 0.0f;
         a->y16[(size_t)r * a->n + j] = xf_bf16_from_f32(v);
     }

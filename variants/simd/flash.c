@@ -170,16 +170,8 @@ static void panel_softmax(float *s, int rows, int kc, const int *n_vis, const ui
 // them.
 static void panel_scores(int rows, int dk, const float *q, int ldq, const float *kpanels, int npanels, float *s)
 {
-    static xf_ukernel_lda_fn *const ragged[XF_GEMM_MR] = {
-        NULL, XF_FN(gemm_ukernel_lda1), XF_FN(gemm_ukernel_lda2), XF_FN(gemm_ukernel_lda3),
-        XF_FN(gemm_ukernel_lda4), XF_FN(gemm_ukernel_lda5)};
-    for (int p = 0; p < npanels; p++) {
-        const float *kp = kpanels + (size_t)p * dk * XF_GEMM_NR;
-        if (rows == XF_GEMM_MR) // pf = q: the panel is read again for the next K panel, already in L1
-            XF_FN(gemm_ukernel_lda)(dk, q, ldq, q, kp, s + p * XF_GEMM_NR, BC, 1, NULL, 0);
-        else
-            ragged[rows](dk, q, ldq, kp, s + p * XF_GEMM_NR, BC, 1, NULL, 0);
-    }
+    for (int p = 0; p < npanels; p++) // pf = q: the panel is read again for the next K panel, already in L1
+        XF_FN(gemm_tile)(dk, q, ldq, q, kpanels + (size_t)p * dk * XF_GEMM_NR, s + p * XF_GEMM_NR, BC, rows, 1, NULL, 0);
 }
 
 // Query rows i0..i0+BR (or to seq_q) of head (b,h) against every key tile

@@ -109,10 +109,8 @@ void XF_FN(pack_b_kn)(const float *v, int ldv, int k, int n, float *bp)
     }
 }
 
-// A tile of `rows` rows of A (stride lda, 1..MR) against one B panel; pf:
-// the next MR rows to prefetch (whole panels only).
-static void tile(int kc, const float *a, long lda, const float *pf, const float *b, float *c, int ldc, int rows,
-                 int init, const float *bias, int relu)
+void XF_FN(gemm_tile)(int kc, const float *a, long lda, const float *pf, const float *b, float *c, int ldc,
+                      int rows, int init, const float *bias, int relu)
 {
     static xf_ukernel_lda_fn *const ragged[XF_GEMM_MR] = {
         NULL, XF_FN(gemm_ukernel_lda1), XF_FN(gemm_ukernel_lda2), XF_FN(gemm_ukernel_lda3),
@@ -131,7 +129,7 @@ static void narrow_tile(int kc, const float *a, long lda, const float *bp, float
     float t[XF_GEMM_MR * XF_GEMM_NR];
     if (!init)
         for (int i = 0; i < rows; i++) memcpy(t + i * XF_GEMM_NR, c + (size_t)i * ldc, (size_t)cols * sizeof(float));
-    tile(kc, a, lda, a, bp, t, XF_GEMM_NR, rows, init, bias, relu);
+    XF_FN(gemm_tile)(kc, a, lda, a, bp, t, XF_GEMM_NR, rows, init, bias, relu);
     for (int i = 0; i < rows; i++) memcpy(c + (size_t)i * ldc, t + i * XF_GEMM_NR, (size_t)cols * sizeof(float));
 }
 
@@ -158,7 +156,7 @@ static void gemm_block(int mc, int n, int kc, const float *a, int lda, const flo
             const int cols = n - p * XF_GEMM_NR < XF_GEMM_NR ? n - p * XF_GEMM_NR : XF_GEMM_NR;
             float *cc = c + (size_t)q * XF_GEMM_MR * ldc + (size_t)p * XF_GEMM_NR;
             if (cols == XF_GEMM_NR)
-                tile(kc, aq, lda, p == p0 ? next : aq, b, cc, ldc, rows, first, bb, relu && last);
+                XF_FN(gemm_tile)(kc, aq, lda, p == p0 ? next : aq, b, cc, ldc, rows, first, bb, relu && last);
             else
                 narrow_tile(kc, aq, lda, b, cc, ldc, rows, cols, first, bb, relu && last);
         }

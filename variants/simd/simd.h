@@ -29,6 +29,11 @@ typedef void xf_ukernel_lda_fn(int kc, const float *a, long lda, const float *b,
                                const float *bias, int relu);
 xf_ukernel_lda_fn XF_FN(gemm_ukernel_lda1), XF_FN(gemm_ukernel_lda2), XF_FN(gemm_ukernel_lda3),
     XF_FN(gemm_ukernel_lda4), XF_FN(gemm_ukernel_lda5);
+// A tile of `rows` rows of A (stride lda, 1..MR, read in place) against one
+// B panel: the full micro-kernel or the ragged one with that many rows;
+// pf: the next MR rows to prefetch (whole panels only; pf = a for none).
+void XF_FN(gemm_tile)(int kc, const float *a, long lda, const float *pf, const float *b, float *c, int ldc,
+                      int rows, int init, const float *bias, int relu);
 // c is (m,n) with row stride ldc; a is (m,k) with row stride lda; bias is
 // padded to whole panels or NULL.
 void XF_FN(gemm)(int m, int n, int k, const float *a, int lda, const float *bp,
