@@ -20,6 +20,12 @@ typedef struct {
     const uint8_t *key_pad;  // key_pad is (batch,seq_k), 1 = padding; or NULL
     int causal;
     float *out; int ldo;     // out is (batch,seq_q,heads*dk) with row stride ldo
+    // dtype XF_BF16: q, k, v also as bf16, same layout and strides (q, k, v
+    // above then hold the same values widened, which the reference reads),
+    // and the output is out16 (out unused).
+    xf_dtype dtype;
+    const xf_bf16 *q16, *k16, *v16;
+    xf_bf16 *out16;
 } xf_attention_args;
 
 // Rows between one batch's keys (and values) and the next's.
@@ -63,7 +69,7 @@ double xf_visible_pairs(const uint8_t *key_pad, int batch, int seq_q, int seq_k,
 static inline double xf_attention_bytes(const xf_attention_args *a)
 {
     double d = (double)a->heads * a->dk;
-    return 4.0 * a->batch * d * (2.0 * a->seq_q + 2.0 * a->seq_k) +
+    return (double)xf_dtype_size(a->dtype) * a->batch * d * (2.0 * a->seq_q + 2.0 * a->seq_k) +
            (a->key_pad ? (double)a->batch * a->seq_k : 0.0);
 }
 

@@ -136,6 +136,9 @@ void xf_ref_attention(const xf_attention_args *a, double math_ulp, double *out_r
     double *k = gather(a->k, a->batch * kv_rows, a->ldk, width);
     double *v = gather(a->v, a->batch * kv_rows, a->ldv, width);
     xf_ref_attention_d(a, q, k, v, NULL, NULL, NULL, math_ulp, out_ref, NULL, bound);
+    // bf16: computed in fp32 from the bf16 inputs (P never stored in bf16),
+    // the output rounded once
+    if (a->dtype == XF_BF16 && bound) xf_bound_bf16_output(bound, out_ref, (size_t)a->batch * a->seq_q * width);
     free(q);
     free(k);
     free(v);

@@ -15,6 +15,12 @@ typedef struct {
     const int32_t *ids;  // ids is (batch,seq); every id in [0, vocab)
     const float *table;  // table is (vocab,d_model)
     float *y;            // y is (batch,seq,d_model)
+    // dtype XF_BF16: the table also as bf16 (table above then holds the
+    // same values widened, which the reference reads); the output is y16
+    // (y unused). Positions are computed in fp32 and the sum rounded once.
+    xf_dtype dtype;
+    const xf_bf16 *table16;
+    xf_bf16 *y16;
 } xf_embed_args;
 
 // Counted per output element: the scale multiply and the PE add (the
@@ -28,7 +34,7 @@ static inline double xf_embed_flops(const xf_embed_args *a)
 static inline double xf_embed_bytes(const xf_embed_args *a)
 {
     double tokens = (double)a->batch * a->seq;
-    return 4.0 * tokens + 8.0 * tokens * a->d_model;
+    return 4.0 * tokens + 2.0 * xf_dtype_size(a->dtype) * tokens * a->d_model;
 }
 
 // The angle pos / 10000^(2i/d_model) of column col (i = col / 2).

@@ -39,4 +39,6 @@ void xf_ref_embed(const xf_embed_args *a, double math_ulp, double *y, double *bo
                 if (var) var[base + c] = XF_VAR_U2 * (2.0 * e * e + pe * pe + (e + 1.0) * (e + 1.0));
             }
         }
+    // bf16: computed in fp32, stored in bf16
+    if (bound && a->dtype == XF_BF16) xf_bound_bf16_output(bound, y, (size_t)a->batch * a->seq * a->d_model);
 }

@@ -16,6 +16,12 @@ typedef struct {
     const float *x;     // x is (rows,d_model), row-major (the decoder's final-norm output)
     const float *table; // table is (vocab,d_model): row t is token t's embedding
     float *logits;      // logits is (rows,vocab); must not alias x
+    // dtype XF_BF16: x and the table also as bf16 (x and table above then
+    // hold the same values widened, which the reference reads); the output
+    // is logits16 (logits unused).
+    xf_dtype dtype;
+    const xf_bf16 *x16, *table16;
+    xf_bf16 *logits16;
 } xf_lm_head_args;
 
 static inline double xf_lm_head_flops(const xf_lm_head_args *a)
@@ -26,7 +32,7 @@ static inline double xf_lm_head_flops(const xf_lm_head_args *a)
 // Compulsory traffic: read x and the table once, write the logits once.
 static inline double xf_lm_head_bytes(const xf_lm_head_args *a)
 {
-    return 4.0 * ((double)a->rows * a->d_model + (double)a->vocab * a->d_model + (double)a->rows * a->vocab);
+    return (double)xf_dtype_size(a->dtype) * ((double)a->rows * a->d_model + (double)a->vocab * a->d_model + (double)a->rows * a->vocab);
 }
 
 // fp64 reference and the componentwise bound any fp32 variant must meet

@@ -4,6 +4,26 @@
 
 enum { F = 4, OUT = 4 + 8 + 8 };
 
+// The same draws rounded to bf16, in place (the reference reads the rounded
+// values), with bf16 copies in the same layout for the variant.
+static int bf16_views(xf_instance *in, xf_attention_args *a)
+{
+    const int d = a->heads * a->dk;
+    a->dtype = XF_BF16;
+    a->out16 = in->out[0].data16, a->out = NULL;
+    if (a->seq_q == a->seq_k) { // one packed QKV buffer
+        xf_bf16 *qkv = xf_own_bf16(in, (float *)a->q, (size_t)a->batch * a->seq_q * 3 * d);
+        if (!qkv) return -1;
+        a->q16 = qkv, a->k16 = qkv + d, a->v16 = qkv + 2 * d;
+        return 0;
+    }
+    xf_bf16 *q = xf_own_bf16(in, (float *)a->q, (size_t)a->batch * a->seq_q * d);
+    xf_bf16 *kv = xf_own_bf16(in, (float *)a->k, (size_t)a->batch * a->seq_k * 2 * d);
+    if (!q || !kv) return -1;
+    a->q16 = q, a->k16 = kv, a->v16 = kv + d;
+    return 0;
+}
+
 static int build(xf_instance *in, xf_rng *r)
 {
     const xf_case *c = &in->c;
@@ -30,6 +50,7 @@ static int build(xf_instance *in, xf_rng *r)
     if ((c->pad != XF_PAD_NONE && !a->key_pad) || xf_instance_add_output(in, "out", (size_t)c->batch * c->seq_q * d))
         return -1;
     a->out = in->out[0].data;
+    if (c->dtype == XF_BF16 && bf16_views(in, a)) return -1;
     in->flops = xf_attention_flops(a), in->bytes = xf_attention_bytes(a);
     in->useful_flops = xf_attention_useful_flops(a);
     return 0;
@@ -44,7 +65,7 @@ static void reference(xf_instance *in, double ulp)
 static double bytes_needed(const xf_case *c)
 {
     double d = xf_case_d_model(c), b = c->batch;
-    return (F + 8) * 3 * d * b * (c->seq_q + c->seq_k) + OUT * b * c->seq_q * d + b * c->seq_k;
+    return (c->dtype == XF_BF16 ? F + 2 + 8 : F + 8) * 3 * d * b * (c->seq_q + c->seq_k) + OUT * b * c->seq_q * d + b * c->seq_k;
 }
 
 static void case_of(const void *args, xf_case *c)

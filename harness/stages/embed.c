@@ -15,6 +15,12 @@ static int build(xf_instance *in, xf_rng *r)
     a->table = xf_make_table(in, r, c->vocab, d);
     if (!a->ids || !a->table || xf_instance_add_output(in, "y", (size_t)c->batch * c->seq_q * d)) return -1;
     a->y = in->out[0].data;
+    if (c->dtype == XF_BF16) { // the same draws rounded: the reference reads the rounded values
+        a->dtype = XF_BF16;
+        a->table16 = xf_own_bf16(in, (float *)a->table, (size_t)c->vocab * d); // owned by the instance
+        a->y16 = in->out[0].data16, a->y = NULL;
+        if (!a->table16) return -1;
+    }
     in->flops = xf_embed_flops(a), in->bytes = xf_embed_bytes(a);
     return 0;
 }
@@ -26,7 +32,7 @@ static void reference(xf_instance *in, double ulp)
 
 static double bytes_needed(const xf_case *c)
 {
-    return F * (double)c->vocab * xf_case_d_model(c) + (double)c->batch * c->seq_q * (F + OUT * xf_case_d_model(c));
+    return (c->dtype == XF_BF16 ? F + 2 : F) * (double)c->vocab * xf_case_d_model(c) + (double)c->batch * c->seq_q * (F + OUT * xf_case_d_model(c));
 }
 
 static void describe(const xf_case *c, char *buf, size_t size)

@@ -16,6 +16,13 @@ static int build(xf_instance *in, xf_rng *r)
     a->table = xf_make_table(in, r, c->vocab, d);
     if (!a->x || !a->table || xf_instance_add_output(in, "logits", (size_t)a->rows * c->vocab)) return -1;
     a->logits = in->out[0].data;
+    if (c->dtype == XF_BF16) { // the same draws rounded: the reference reads the rounded values
+        a->dtype = XF_BF16;
+        a->x16 = xf_own_bf16(in, (float *)a->x, (size_t)a->rows * d); // owned by the instance
+        a->table16 = xf_own_bf16(in, (float *)a->table, (size_t)c->vocab * d);
+        a->logits16 = in->out[0].data16, a->logits = NULL;
+        if (!a->x16 || !a->table16) return -1;
+    }
     in->flops = xf_lm_head_flops(a), in->bytes = xf_lm_head_bytes(a);
     return 0;
 }
@@ -30,7 +37,7 @@ static void reference(xf_instance *in, double ulp)
 static double bytes_needed(const xf_case *c)
 {
     double rows = (double)c->batch * c->seq_q, d = xf_case_d_model(c);
-    return F * (rows * d + (double)c->vocab * d) + 8 * rows * d + OUT * rows * c->vocab;
+    return (c->dtype == XF_BF16 ? F + 2 : F) * (rows * d + (double)c->vocab * d) + 8 * rows * d + OUT * rows * c->vocab;
 }
 
 static void describe(const xf_case *c, char *buf, size_t size)

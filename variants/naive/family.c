@@ -13,6 +13,15 @@ static const xf_variant variants[] = {
     {.stage = XF_ADD_LAYERNORM, .family = "naive", .name = "naive", .dtype = XF_BF16,
      .summary = "two passes per row over the widened x + r, in fp32", .math_ulp = 1.0,
      .run = xf_naive_add_layernorm_bf16},
+    {.stage = XF_ATTENTION, .family = "naive", .name = "naive", .dtype = XF_BF16,
+     .summary = "per query row: scores, softmax, weighted V sum, terms widened, in fp32", .math_ulp = 1.0,
+     .run = xf_naive_attention_bf16},
+    {.stage = XF_EMBED, .family = "naive", .name = "naive", .dtype = XF_BF16,
+     .summary = "table row widened * sqrt(d) + sin/cos via libm, rounded", .math_ulp = 1.0,
+     .run = xf_naive_embed_bf16},
+    {.stage = XF_LM_HEAD, .family = "naive", .name = "naive", .dtype = XF_BF16,
+     .summary = "one scalar dot product per logit, widened terms summed in fp32", .math_ulp = 1.0,
+     .run = xf_naive_lm_head_bf16},
     XF_VARIANTS_END};
 
 const xf_family xf_family_naive = {.name = "naive", .cflags = XF_FAMILY_CFLAGS, .variants = variants,
