@@ -89,11 +89,10 @@ static int in_list(const char *list, const char *name)
 static const xf_machine *best_machine; // set by xf_main before any selection
 
 // A case runs the variants of its own dtype (docs/design.md, Precision);
-// compound stages are composed in fp32 only, so far.
+// compound stages the compositions of families with variants of it.
 static int select_entries(xf_stage stage, const xf_options *o, entry *out, int max)
 {
     int n = 0;
-    if (stage >= XF_FIRST_COMPOUND && o->shape.dtype != XF_F32) return 0;
     for (int f = 0; f < xf_registry_count(); f++) {
         const xf_family *fam = xf_registry_family(f);
         if (stage < XF_FIRST_COMPOUND) {
@@ -107,18 +106,19 @@ static int select_entries(xf_stage stage, const xf_options *o, entry *out, int m
                 e->r.v = v, e->r.name = v->name, e->cflags = fam->cflags;
                 e->unavailable = xf_variant_unavailable(v);
             }
-        } else if (in_list(o->variants, fam->name) && n < max && xf_family_dtype(fam) == XF_F32) {
+        } else if (in_list(o->variants, fam->name) && n < max && xf_family_composes(fam, stage, o->shape.dtype)) {
             entry *e = &out[n++];
             memset(e, 0, sizeof *e);
-            int rc = xf_ops_for_family(fam->name, o->use, stage, o->threads, &e->r.ops, e->note,
+            int rc = xf_ops_for_family(fam->name, o->use, stage, o->shape.dtype, o->threads, &e->r.ops, e->note,
                                        sizeof e->note, e->why, sizeof e->why);
             if (rc < 0) xf_die_usage("%s", e->why);
             if (rc > 0) e->unavailable = e->why;
             e->r.name = fam->name, e->cflags = fam->cflags;
         }
     }
-    // best: only when named (its autotune takes time), after the families.
-    if (stage >= XF_FIRST_COMPOUND && o->variants && strcmp(o->variants, "all") && in_list(o->variants, "best") &&
+    // best: only when named (its autotune takes time), after the families;
+    // fp32 only so far.
+    if (stage >= XF_FIRST_COMPOUND && o->shape.dtype == XF_F32 && o->variants && strcmp(o->variants, "all") && in_list(o->variants, "best") &&
         n < max) {
         entry *e = &out[n++];
         memset(e, 0, sizeof *e);
@@ -131,11 +131,15 @@ static int select_entries(xf_stage stage, const xf_options *o, entry *out, int m
     return n;
 }
 
+// A primitive stage: a variant of dtype d; a compound one: a family's
+// composition of dtype d.
 static int stage_has_dtype(int s, xf_dtype d)
 {
-    for (int f = 0; f < xf_registry_count(); f++)
+    for (int f = 0; f < xf_registry_count(); f++) {
+        if (s >= XF_FIRST_COMPOUND && xf_family_composes(xf_registry_family(f), (xf_stage)s, d)) return 1;
         for (const xf_variant *v = xf_registry_family(f)->variants; v->name; v++)
             if ((int)v->stage == s && v->dtype == d) return 1;
+    }
     return 0;
 }
 
@@ -143,7 +147,7 @@ static int stage_has_dtype(int s, xf_dtype d)
 static void stages_of_dtype(xf_dtype d, char *buf, size_t size)
 {
     buf[0] = '\0';
-    for (int s = 0; s < XF_FIRST_COMPOUND; s++)
+    for (int s = 0; s < XF_NSTAGES; s++)
         if (stage_has_dtype(s, d)) xf_append(buf, size, "%s%s", buf[0] ? ", " : "", xf_stage_name((xf_stage)s));
 }
 
@@ -157,7 +161,7 @@ static void validate_selection(const xf_options *o)
     for (const char *p = o->stages; strcmp(o->stages, "all") && xf_list_next(&p, name, sizeof name);) {
         const int s = xf_stage_from_name(name);
         if (s < 0) xf_die_usage("unknown stage '%s' (see 'xfbench list')", name);
-        if (dt != XF_F32 && (s >= XF_FIRST_COMPOUND || !stage_has_dtype(s, dt)))
+        if (dt != XF_F32 && !stage_has_dtype(s, dt))
             xf_die_usage("no %s variant of %s yet (%s runs: %s)", xf_dtype_name(dt), name, xf_dtype_name(dt), have);
     }
     // A name (variant or family) must have a variant of the case's dtype.
@@ -198,19 +202,21 @@ static int cmd_list(void)
                    "the fastest checked whole pass: per-call winners composed, or a family's own (autotuned once, cached)");
         for (int f = 0; f < xf_registry_count(); f++) {
             const xf_family *fam = xf_registry_family(f);
-            if (s >= XF_FIRST_COMPOUND) {
+            for (int d = 0; s >= XF_FIRST_COMPOUND && d < XF_NDTYPES; d++) {
                 xf_ops ops;
-                char note[256], why[256], comp[256];
-                if (xf_ops_for_family(fam->name, NULL, (xf_stage)s, 1, &ops, note, sizeof note, why,
+                char note[256], why[256], comp[256], dt[32] = "";
+                if (!xf_family_composes(fam, (xf_stage)s, (xf_dtype)d)) continue;
+                if (d != XF_F32) snprintf(dt, sizeof dt, "dtype=%s: ", xf_dtype_name((xf_dtype)d));
+                if (xf_ops_for_family(fam->name, NULL, (xf_stage)s, (xf_dtype)d, 1, &ops, note, sizeof note, why,
                                       sizeof why)) {
-                    printf("%-14s %-28s %-8s composed: unavailable: %s\n", xf_stage_name((xf_stage)s),
-                           fam->name, "n/a", why);
+                    printf("%-14s %-28s %-8s %scomposed: unavailable: %s\n", xf_stage_name((xf_stage)s), fam->name,
+                           "n/a", dt, why);
                     continue;
                 }
                 xf_ops_composition(&ops, (xf_stage)s, comp, sizeof comp);
-                printf("%-14s %-28s %-8s composed: %s\n", xf_stage_name((xf_stage)s), fam->name, "ok", comp);
-                continue;
+                printf("%-14s %-28s %-8s %scomposed: %s\n", xf_stage_name((xf_stage)s), fam->name, "ok", dt, comp);
             }
+            if (s >= XF_FIRST_COMPOUND) continue;
             for (const xf_variant *v = fam->variants; v->name; v++) {
                 if (v->stage != (xf_stage)s) continue;
                 const char *why = xf_variant_unavailable(v);

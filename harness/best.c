@@ -212,7 +212,7 @@ static int ops_of(const char *choice, xf_stage stage, xf_ops *ops)
         return 0;
     }
     char note[256], err[256];
-    return xf_ops_for_family(choice, NULL, stage, best.threads, ops, note, sizeof note, err, sizeof err) == 0 ? 0
+    return xf_ops_for_family(choice, NULL, stage, XF_F32, best.threads, ops, note, sizeof note, err, sizeof err) == 0 ? 0
                                                                                                             : -1;
 }
 

@@ -46,22 +46,29 @@ const char *xf_variant_unavailable(const xf_variant *v)
     return v->unavailable ? v->unavailable() : NULL;
 }
 
-// Compositions are fp32 (docs/design.md, Precision): only fp32 variants
-// are composed or lent.
-static const xf_variant *family_default(const xf_family *f, xf_stage stage)
+// A composition of dtype d composes (and lends) variants of dtype d only
+// (docs/design.md, Precision).
+static const xf_variant *family_default(const xf_family *f, xf_stage stage, xf_dtype d)
 {
     for (const xf_variant *v = f->variants; v->name; v++)
-        if (v->stage == stage && v->dtype == XF_F32 && !xf_variant_unavailable(v)) return v;
+        if (v->stage == stage && v->dtype == d && !xf_variant_unavailable(v)) return v;
     return NULL;
 }
 
 // Why none of the family's own variants of stage can run here (the first
 // one's reason), or NULL if it has none of that stage at all.
-static const char *family_missing(const xf_family *f, xf_stage stage)
+static const char *family_missing(const xf_family *f, xf_stage stage, xf_dtype d)
 {
     for (const xf_variant *v = f->variants; v->name; v++)
-        if (v->stage == stage && v->dtype == XF_F32) return xf_variant_unavailable(v);
+        if (v->stage == stage && v->dtype == d) return xf_variant_unavailable(v);
     return NULL;
+}
+
+int xf_family_composes(const xf_family *f, xf_stage compound, xf_dtype d)
+{
+    for (const xf_variant *v = f->variants; v->name; v++)
+        if (v->stage < XF_FIRST_COMPOUND && v->dtype == d && xf_compound_calls(compound, v->stage)) return 1;
+    return 0;
 }
 
 int xf_compound_calls(xf_stage compound, xf_stage prim) { return xf_stage_desc_of(compound)->calls(prim); }
@@ -70,16 +77,16 @@ int xf_compound_calls(xf_stage compound, xf_stage prim) { return xf_stage_desc_o
 // project's tuned kernel for the CPU (the omp family on several threads,
 // else the widest SIMD family the CPU and XFBENCH_MAX_ISA allow), never
 // naive while one of them runs: a peer's row must compare the peer's
-// library, not the scalar baseline.
-static const xf_variant *lender(xf_stage stage, int threads)
+// library, not the scalar baseline. In bf16: the bf16 families.
+static const xf_variant *lender(xf_stage stage, int threads, xf_dtype d)
 {
-    static const char *const order[] = {"omp", "avx512", "avx2"};
-    for (int i = threads > 1 ? 0 : 1; i < 3; i++) {
+    static const char *const order[] = {"omp", "avx512", "avx2", "avx512bf16", "avx2bf16"};
+    for (int i = d == XF_BF16 ? 3 : threads > 1 ? 0 : 1; i < (d == XF_BF16 ? 5 : 3); i++) {
         const xf_family *f = xf_registry_find_family(order[i]);
-        const xf_variant *v = f ? family_default(f, stage) : NULL;
+        const xf_variant *v = f ? family_default(f, stage, d) : NULL;
         if (v) return v;
     }
-    return family_default(&xf_family_naive, stage);
+    return family_default(&xf_family_naive, stage, d);
 }
 
 static void add_note(char *note, size_t note_size, const char *fmt, const char *a, const char *b,
@@ -94,7 +101,7 @@ static void add_note(char *note, size_t note_size, const char *fmt, const char *
 }
 
 // --use overrides into ops->op; 0, or -1 with err.
-static int apply_use(const char *use, xf_ops *ops, int *overridden, char *err, size_t err_size)
+static int apply_use(const char *use, xf_dtype d, xf_ops *ops, int *overridden, char *err, size_t err_size)
 {
     if (!use || !*use) return 0;
     char item[128];
@@ -120,9 +127,9 @@ static int apply_use(const char *use, xf_ops *ops, int *overridden, char *err, s
             snprintf(err, err_size, "--use: %s variant '%s' is unavailable: %s", item, eq + 1, why);
             return -1;
         }
-        if (v->dtype != XF_F32) {
-            snprintf(err, err_size, "--use: %s variant '%s' runs %s; compound stages are composed in f32 only so far",
-                     item, eq + 1, xf_dtype_name(v->dtype));
+        if (v->dtype != d) {
+            snprintf(err, err_size, "--use: %s variant '%s' runs %s, the case is %s", item, eq + 1,
+                     xf_dtype_name(v->dtype), xf_dtype_name(d));
             return -1;
         }
         ops->op[s] = v;
@@ -131,7 +138,7 @@ static int apply_use(const char *use, xf_ops *ops, int *overridden, char *err, s
     return 0;
 }
 
-int xf_ops_for_family(const char *family, const char *use, xf_stage compound, int threads, xf_ops *ops,
+int xf_ops_for_family(const char *family, const char *use, xf_stage compound, xf_dtype d, int threads, xf_ops *ops,
                       char *note, size_t note_size, char *err, size_t err_size)
 {
     const xf_family *f = xf_registry_find_family(family);
@@ -139,27 +146,31 @@ int xf_ops_for_family(const char *family, const char *use, xf_stage compound, in
         snprintf(err, err_size, "unknown variant family '%s' for a compound stage", family);
         return -1;
     }
-    if (xf_family_dtype(f) != XF_F32) {
-        snprintf(err, err_size, "family '%s' runs %s, and compound stages are composed in f32 only so far", family,
-                 xf_dtype_name(xf_family_dtype(f)));
-        return -1;
-    }
     if (note_size) note[0] = '\0';
     memset(ops, 0, sizeof *ops);
+    if (!xf_family_composes(f, compound, d)) { // it would be all borrowed kernels under its name
+        snprintf(err, err_size, "family '%s' has no %s variant of what %s calls", family, xf_dtype_name(d),
+                 xf_stage_name(compound));
+        return 1;
+    }
     int overridden[XF_FIRST_COMPOUND] = {0};
-    if (apply_use(use, ops, overridden, err, err_size)) return -1;
+    if (apply_use(use, d, ops, overridden, err, err_size)) return -1;
     for (int s = 0; s < XF_FIRST_COMPOUND; s++) {
         if (overridden[s]) continue;
-        ops->op[s] = family_default(f, (xf_stage)s);
+        ops->op[s] = family_default(f, (xf_stage)s, d);
         if (ops->op[s]) continue;
-        const char *why = family_missing(f, (xf_stage)s);
+        const char *why = family_missing(f, (xf_stage)s, d);
         if (why && xf_compound_calls(compound, (xf_stage)s)) {
             // The family has this stage but cannot run it here: the
             // composition would run someone else's code under its name.
             snprintf(err, err_size, "its %s cannot run here: %s", xf_stage_name((xf_stage)s), why);
             return 1;
         }
-        ops->op[s] = lender((xf_stage)s, threads);
+        ops->op[s] = lender((xf_stage)s, threads, d);
+        if (!ops->op[s] && xf_compound_calls(compound, (xf_stage)s)) {
+            snprintf(err, err_size, "no %s variant of %s runs here", xf_dtype_name(d), xf_stage_name((xf_stage)s));
+            return 1;
+        }
         if (xf_compound_calls(compound, (xf_stage)s))
             add_note(note, note_size, "%s: %s has none, using %s", xf_stage_name((xf_stage)s), family,
                      ops->op[s]->name);

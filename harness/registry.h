@@ -24,17 +24,22 @@ const char *xf_variant_unavailable(const xf_variant *v);
 // forward).
 int xf_compound_calls(xf_stage compound, xf_stage prim);
 
-// The primitives a compound stage of this family runs with: the family's
-// first available variant of each primitive stage, then the
+// Whether family f has a variant of dtype d of a primitive the compound
+// stage calls (else it has no composition of that dtype).
+int xf_family_composes(const xf_family *f, xf_stage compound, xf_dtype d);
+
+// The primitives a compound stage of this family runs with in dtype d: the
+// family's first available variant of dtype d of each primitive stage, then the
 // "stage=variant,..." overrides in use (may be NULL). Where the family has
 // no variant of a stage at all (a peer library without LayerNorm, say),
 // it borrows this project's tuned kernel for threads (omp on several,
 // else the widest SIMD family the CPU allows; naive only where none can
-// run), each borrowing described in note (may be NULL).
-// Returns 0; 1 if the family's own kernel of a stage the compound calls
-// cannot run here (the composition is unavailable: never run under the
-// family's name), with the reason in err; -1 on a usage error, in err.
-int xf_ops_for_family(const char *family, const char *use, xf_stage compound, int threads, xf_ops *ops,
+// run; in bf16 the bf16 families), each borrowing described in note (may
+// be NULL). Returns 0; 1 if the family's own kernel of a stage the compound
+// calls cannot run here, or it has no variant of dtype d the compound
+// calls (the composition is unavailable: never run under the family's
+// name), with the reason in err; -1 on a usage error, in err.
+int xf_ops_for_family(const char *family, const char *use, xf_stage compound, xf_dtype d, int threads, xf_ops *ops,
                       char *note, size_t note_size, char *err, size_t err_size);
 // "linear=avx512;attention=avx512-flash;...": the primitives ops composes
 // for the compound stage, only those it calls.

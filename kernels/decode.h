@@ -36,6 +36,9 @@ typedef struct {
     const uint8_t *src_pad; // src_pad is (batch,seq_s), 1 = padding; or NULL
     const xf_decoder_weights *w;
     float *y;               // y is (batch,d_model)
+    xf_dtype dtype;         // XF_BF16: as xf_ffn_args (kernels/layers.h); the caches too
+    const xf_bf16 *x16, *cross_kv16;
+    xf_bf16 *self_kv16, *y16;
 } xf_decode_layer_args;
 
 typedef struct {
@@ -59,6 +62,9 @@ typedef struct {
     float *memory;                 // memory is (batch,seq_s,d_model)
     float *y;                      // y is (batch,steps,d_model): each step's decoder output
     float *logits;                 // logits is (batch,steps,vocab); NULL: no lm_head
+    xf_dtype dtype;                // XF_BF16: as xf_ffn_args (kernels/layers.h)
+    const xf_bf16 *src_x16, *tgt_x16;
+    xf_bf16 *memory16, *y16, *logits16;
 } xf_generate_args;
 
 // FLOPs of the step as computed (every cached key, padded ones included).

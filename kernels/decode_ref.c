@@ -2,6 +2,7 @@
 // reference, then the logits. The decode step's is with the layers'
 // (kernels/layers_ref.c).
 #include "decode.h"
+#include "errmodel.h"
 #include "linear.h"
 
 // Teacher-forced generation computes what the full pass computes for the
@@ -18,7 +19,9 @@ void xf_ref_generate_d(const xf_generate_args *a, double math_ulp, double *memor
                          .tgt_ids = a->tgt_ids, .src_table = a->src_table, .tgt_table = a->tgt_table,
                          .src_x = a->src_x, .tgt_x = a->tgt_x, .enc = a->enc, .dec = a->dec,
                          .enc_norm = a->enc_norm, .dec_norm = a->dec_norm, .src_pad = a->src_pad,
-                         .tgt_pad = a->tgt_pad};
+                         .tgt_pad = a->tgt_pad, .dtype = a->dtype};
     xf_ref_forward_d(&f, math_ulp, memory, memvar, y, yvar);
-    if (a->logits) xf_ref_linear_d(rows, a->vocab, d, y, yvar, a->tgt_table, NULL, 0, logits, logitvar, NULL);
+    if (!a->logits) return;
+    xf_ref_linear_d(rows, a->vocab, d, y, yvar, a->tgt_table, NULL, 0, logits, logitvar, NULL);
+    xf_var_stored(a->dtype, logits, logitvar, (size_t)rows * a->vocab);
 }

@@ -34,4 +34,16 @@
 // outputs by 1e-3 or more, which is hundreds of sigmas away.
 #define XF_MODEL_SIGMAS 8.0
 
+// A value stored in bf16 by a composition of that dtype (every output of
+// a primitive it calls): the rounding to bf16 adds a relative error of
+// variance u_bf16^2/3, the same uniform model (docs/design.md, Precision).
+// In fp32 the store is the stage's own last rounding, already in its
+// model: nothing to add.
+#define XF_VAR_BF16 (XF_U_BF16 * XF_U_BF16 / 3.0)
+static inline void xf_var_stored(xf_dtype dt, const double *val, double *var, size_t count)
+{
+    if (dt == XF_BF16)
+        for (size_t i = 0; i < count; i++) var[i] += XF_VAR_BF16 * val[i] * val[i];
+}
+
 #endif

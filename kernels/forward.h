@@ -28,6 +28,9 @@ typedef struct {
     const uint8_t *tgt_pad;        // tgt_pad is (batch,seq_t); or NULL
     float *memory;                 // memory is (batch,seq_s,d_model): encoder output
     float *y;                      // y is (batch,seq_t,d_model): decoder output
+    xf_dtype dtype;                // XF_BF16: as xf_ffn_args (kernels/layers.h)
+    const xf_bf16 *src_x16, *tgt_x16;
+    xf_bf16 *memory16, *y16;
 } xf_forward_args;
 
 double xf_forward_flops(const xf_forward_args *a);

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "add_layernorm.h"
+#include "errmodel.h"
 #include "forward.h"
 
 // The stack's input: embedded ids, or the given embedded sequence (exact,
@@ -21,10 +22,11 @@ static void embed_with_var(const xf_forward_args *a, int seq, const int32_t *ids
     xf_embed_args e = {.batch = a->batch, .seq = seq, .d_model = d, .vocab = a->vocab,
                        .ids = ids, .table = table};
     xf_ref_embed(&e, math_ulp, *val, NULL, *var);
+    xf_var_stored(a->dtype, *val, *var, count);
 }
 
 // In place: x <- LayerNorm(x) (no residual), for the optional final norms.
-static void final_norm(int rows, int d, const xf_norm_weights *n, double math_ulp, double *x,
+static void final_norm(int rows, int d, const xf_norm_weights *n, double math_ulp, xf_dtype dt, double *x,
                        double *xvar)
 {
     size_t count = (size_t)rows * d;
@@ -32,6 +34,7 @@ static void final_norm(int rows, int d, const xf_norm_weights *n, double math_ul
     double *y = malloc(count * sizeof(double)), *yvar = malloc(count * sizeof(double));
     xf_ref_add_layernorm_d(rows, d, x, zero, xvar, zero, n->gamma, n->beta, math_ulp, y, yvar,
                            NULL);
+    xf_var_stored(dt, y, yvar, count);
     memcpy(x, y, count * sizeof(double));
     memcpy(xvar, yvar, count * sizeof(double));
     free(zero);
@@ -65,12 +68,12 @@ void xf_ref_forward_d(const xf_forward_args *a, double math_ulp, double *memory,
     for (int l = 0; l < a->enc_layers; l++) {
         xf_encoder_layer_args e = {.batch = a->batch, .seq = a->seq_s, .heads = a->heads,
                                    .dk = a->dk, .d_ff = a->d_ff, .src_pad = a->src_pad,
-                                   .w = &a->enc[l]};
+                                   .w = &a->enc[l], .dtype = a->dtype};
         xf_ref_encoder_layer_d(&e, x, xvar, math_ulp, memory, memvar);
         memcpy(x, memory, src_count * sizeof(double));
         memcpy(xvar, memvar, src_count * sizeof(double));
     }
-    if (a->enc_norm.gamma) final_norm(a->batch * a->seq_s, d, &a->enc_norm, math_ulp, x, xvar);
+    if (a->enc_norm.gamma) final_norm(a->batch * a->seq_s, d, &a->enc_norm, math_ulp, a->dtype, x, xvar);
     zero_padded(x, xvar, a->src_pad, (size_t)a->batch * a->seq_s, d);
     memcpy(memory, x, src_count * sizeof(double));
     memcpy(memvar, xvar, src_count * sizeof(double));
@@ -82,12 +85,12 @@ void xf_ref_forward_d(const xf_forward_args *a, double math_ulp, double *memory,
         xf_decoder_layer_args dl = {.batch = a->batch, .seq_t = a->seq_t, .seq_s = a->seq_s,
                                     .heads = a->heads, .dk = a->dk, .d_ff = a->d_ff,
                                     .tgt_pad = a->tgt_pad, .src_pad = a->src_pad,
-                                    .w = &a->dec[l]};
+                                    .w = &a->dec[l], .dtype = a->dtype};
         xf_ref_decoder_layer_d(&dl, x, xvar, memory, memvar, math_ulp, y, yvar);
         memcpy(x, y, tgt_count * sizeof(double));
         memcpy(xvar, yvar, tgt_count * sizeof(double));
     }
-    if (a->dec_norm.gamma) final_norm(a->batch * a->seq_t, d, &a->dec_norm, math_ulp, x, xvar);
+    if (a->dec_norm.gamma) final_norm(a->batch * a->seq_t, d, &a->dec_norm, math_ulp, a->dtype, x, xvar);
     zero_padded(x, xvar, a->tgt_pad, (size_t)a->batch * a->seq_t, d);
     memcpy(y, x, tgt_count * sizeof(double));
     memcpy(yvar, xvar, tgt_count * sizeof(double));

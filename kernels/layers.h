@@ -45,6 +45,14 @@ typedef struct {
     const float *x;          // x is (m,d_model)
     const xf_ffn_weights *w;
     float *y;                // y is (m,d_model)
+    // dtype XF_BF16: the activations in and out as bf16 views (the fp32
+    // pointers then hold the inputs widened, which the reference reads;
+    // the weights stay fp32 pointers holding bf16 values: a composition
+    // rounds its own copies, exactly, in prepare); every intermediate is
+    // stored in bf16 (docs/design.md, Precision).
+    xf_dtype dtype;
+    const xf_bf16 *x16;
+    xf_bf16 *y16;
 } xf_ffn_args;
 
 typedef struct {
@@ -53,6 +61,9 @@ typedef struct {
     const uint8_t *src_pad;          // src_pad is (batch,seq), 1 = padding; or NULL
     const xf_encoder_weights *w;
     float *y;                        // y is (batch,seq,d_model)
+    xf_dtype dtype;                  // XF_BF16: as xf_ffn_args
+    const xf_bf16 *x16;
+    xf_bf16 *y16;
 } xf_encoder_layer_args;
 
 typedef struct {
@@ -63,6 +74,9 @@ typedef struct {
     const uint8_t *src_pad;                   // src_pad is (batch,seq_s); or NULL
     const xf_decoder_weights *w;
     float *y;                                 // y is (batch,seq_t,d_model)
+    xf_dtype dtype;                           // XF_BF16: as xf_ffn_args
+    const xf_bf16 *x16, *memory16;
+    xf_bf16 *y16;
 } xf_decoder_layer_args;
 
 double xf_ffn_flops(const xf_ffn_args *a);

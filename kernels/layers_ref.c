@@ -7,8 +7,12 @@
 #include "add_layernorm.h"
 #include "attention.h"
 #include "decode.h"
+#include "errmodel.h"
 #include "layers.h"
 #include "linear.h"
+
+// dt: the dtype a composition stores each primitive's output in; in bf16
+// every such output adds its rounding to the model (xf_var_stored).
 
 // An fp64 activation and its error-model variance, element by element.
 typedef struct {
@@ -28,22 +32,23 @@ static void act_free(act *a)
 }
 
 // y = x W^T + b
-static act linear(int m, int n, int k, act x, const float *w, const float *b, int relu)
+static act linear(int m, int n, int k, act x, const float *w, const float *b, int relu, xf_dtype dt)
 {
     act y = act_new((size_t)m * n);
     xf_ref_linear_d(m, n, k, x.val, x.var, w, b, relu, y.val, y.var, NULL);
+    xf_var_stored(dt, y.val, y.var, (size_t)m * n);
     return y;
 }
 
 // Multi-head attention: Q from q_in (batch, seq_q rows), K and V from kv_in
 // (batch, seq_k rows), then the output projection.
 static act mha(int batch, int seq_q, int seq_k, int heads, int dk, act q_in, act kv_in,
-               const xf_mha_weights *w, const uint8_t *key_pad, int causal, double math_ulp)
+               const xf_mha_weights *w, const uint8_t *key_pad, int causal, double math_ulp, xf_dtype dt)
 {
     const int d = heads * dk;
-    act q = linear(batch * seq_q, d, d, q_in, w->in_proj_w, w->in_proj_b, 0);
+    act q = linear(batch * seq_q, d, d, q_in, w->in_proj_w, w->in_proj_b, 0, dt);
     act kv = linear(batch * seq_k, 2 * d, d, kv_in, w->in_proj_w + (size_t)d * d,
-                    w->in_proj_b + d, 0);
+                    w->in_proj_b + d, 0, dt);
     act ctx = act_new((size_t)batch * seq_q * d);
     xf_attention_args shape = {
         .batch = batch, .heads = heads, .dk = dk, .seq_q = seq_q, .seq_k = seq_k,
@@ -51,7 +56,8 @@ static act mha(int batch, int seq_q, int seq_k, int heads, int dk, act q_in, act
     };
     xf_ref_attention_d(&shape, q.val, kv.val, kv.val + d, q.var, kv.var, kv.var + d, math_ulp,
                        ctx.val, ctx.var, NULL);
-    act out = linear(batch * seq_q, d, d, ctx, w->out_proj_w, w->out_proj_b, 0);
+    xf_var_stored(dt, ctx.val, ctx.var, (size_t)batch * seq_q * d);
+    act out = linear(batch * seq_q, d, d, ctx, w->out_proj_w, w->out_proj_b, 0, dt);
     act_free(&q);
     act_free(&kv);
     act_free(&ctx);
@@ -59,20 +65,21 @@ static act mha(int batch, int seq_q, int seq_k, int heads, int dk, act q_in, act
 }
 
 // x <- LayerNorm(x + r); r is consumed.
-static void add_norm(int rows, int d, act *x, act *r, const xf_norm_weights *n, double math_ulp)
+static void add_norm(int rows, int d, act *x, act *r, const xf_norm_weights *n, double math_ulp, xf_dtype dt)
 {
     act y = act_new((size_t)rows * d);
     xf_ref_add_layernorm_d(rows, d, x->val, r->val, x->var, r->var, n->gamma, n->beta,
                            math_ulp, y.val, y.var, NULL);
+    xf_var_stored(dt, y.val, y.var, (size_t)rows * d);
     act_free(x);
     act_free(r);
     *x = y;
 }
 
-static act ffn(int m, int d, int d_ff, act x, const xf_ffn_weights *w)
+static act ffn(int m, int d, int d_ff, act x, const xf_ffn_weights *w, xf_dtype dt)
 {
-    act h = linear(m, d_ff, d, x, w->w1, w->b1, 1);
-    act y = linear(m, d, d_ff, h, w->w2, w->b2, 0);
+    act h = linear(m, d_ff, d, x, w->w1, w->b1, 1, dt);
+    act y = linear(m, d, d_ff, h, w->w2, w->b2, 0, dt);
     act_free(&h);
     return y;
 }
@@ -108,7 +115,7 @@ void xf_ref_ffn_d(const xf_ffn_args *a, const double *x, const double *xvar, dou
 {
     size_t count = (size_t)a->m * a->d_model;
     act in = act_copy(x, xvar, count);
-    act out = ffn(a->m, a->d_model, a->d_ff, in, a->w);
+    act out = ffn(a->m, a->d_model, a->d_ff, in, a->w, a->dtype);
     act_free(&in);
     act_store(&out, y, yvar, count);
 }
@@ -120,10 +127,10 @@ void xf_ref_encoder_layer_d(const xf_encoder_layer_args *a, const double *x,
     const size_t count = (size_t)rows * d;
     act h = act_copy(x, xvar, count);
     act sa = mha(a->batch, a->seq, a->seq, a->heads, a->dk, h, h, &a->w->self_attn, a->src_pad,
-                 0, math_ulp);
-    add_norm(rows, d, &h, &sa, &a->w->norm1, math_ulp);
-    act ff = ffn(rows, d, a->d_ff, h, &a->w->ffn);
-    add_norm(rows, d, &h, &ff, &a->w->norm2, math_ulp);
+                 0, math_ulp, a->dtype);
+    add_norm(rows, d, &h, &sa, &a->w->norm1, math_ulp, a->dtype);
+    act ff = ffn(rows, d, a->d_ff, h, &a->w->ffn, a->dtype);
+    add_norm(rows, d, &h, &ff, &a->w->norm2, math_ulp, a->dtype);
     zero_padded(&h, a->src_pad, (size_t)rows, d);
     act_store(&h, y, yvar, count);
 }
@@ -137,13 +144,13 @@ void xf_ref_decoder_layer_d(const xf_decoder_layer_args *a, const double *x,
     act h = act_copy(x, xvar, count);
     act m = act_copy(mem, memvar, (size_t)a->batch * a->seq_s * d);
     act sa = mha(a->batch, a->seq_t, a->seq_t, a->heads, a->dk, h, h, &a->w->self_attn,
-                 a->tgt_pad, 1, math_ulp);
-    add_norm(rows, d, &h, &sa, &a->w->norm1, math_ulp);
+                 a->tgt_pad, 1, math_ulp, a->dtype);
+    add_norm(rows, d, &h, &sa, &a->w->norm1, math_ulp, a->dtype);
     act ca = mha(a->batch, a->seq_t, a->seq_s, a->heads, a->dk, h, m, &a->w->cross_attn,
-                 a->src_pad, 0, math_ulp);
-    add_norm(rows, d, &h, &ca, &a->w->norm2, math_ulp);
-    act ff = ffn(rows, d, a->d_ff, h, &a->w->ffn);
-    add_norm(rows, d, &h, &ff, &a->w->norm3, math_ulp);
+                 a->src_pad, 0, math_ulp, a->dtype);
+    add_norm(rows, d, &h, &ca, &a->w->norm2, math_ulp, a->dtype);
+    act ff = ffn(rows, d, a->d_ff, h, &a->w->ffn, a->dtype);
+    add_norm(rows, d, &h, &ff, &a->w->norm3, math_ulp, a->dtype);
     zero_padded(&h, a->tgt_pad, (size_t)rows, d);
     act_free(&m);
     act_store(&h, y, yvar, count);
@@ -163,7 +170,8 @@ static act attend(const xf_decode_layer_args *a, act q, int ldq, act kv, int seq
                                .ldq = ldq, .ldk = 2 * d, .ldv = 2 * d, .key_pad = key_pad, .ldo = d};
     xf_ref_attention_d(&shape, q.val, kv.val, kv.val + d, q.var, kv.var, kv.var + d, math_ulp, ctx.val,
                        ctx.var, NULL);
-    act out = linear(a->batch, d, d, ctx, w->out_proj_w, w->out_proj_b, 0);
+    xf_var_stored(a->dtype, ctx.val, ctx.var, (size_t)a->batch * d);
+    act out = linear(a->batch, d, d, ctx, w->out_proj_w, w->out_proj_b, 0, a->dtype);
     act_free(&ctx);
     return out;
 }
@@ -175,7 +183,7 @@ void xf_ref_decode_layer_d(const xf_decode_layer_args *a, const double *x, const
     act h = act_copy(x, xvar, (size_t)B * d);
 
     // Self-attention: the cached rows as given, the new row from x.
-    act qkv = linear(B, 3 * d, d, h, a->w->self_attn.in_proj_w, a->w->self_attn.in_proj_b, 0);
+    act qkv = linear(B, 3 * d, d, h, a->w->self_attn.in_proj_w, a->w->self_attn.in_proj_b, 0, a->dtype);
     act kv = act_new((size_t)B * rows * 2 * d);
     for (int b = 0; b < B; b++) {
         for (size_t i = 0; i < (size_t)a->pos * 2 * d; i++)
@@ -187,19 +195,19 @@ void xf_ref_decode_layer_d(const xf_decode_layer_args *a, const double *x, const
     act sa = attend(a, qkv, 3 * d, kv, rows, NULL, &a->w->self_attn, math_ulp);
     act_free(&qkv);
     act_free(&kv);
-    add_norm(B, d, &h, &sa, &a->w->norm1, math_ulp);
+    add_norm(B, d, &h, &sa, &a->w->norm1, math_ulp, a->dtype);
 
     // Cross-attention onto the memory's K|V, given.
     const xf_mha_weights *cw = &a->w->cross_attn;
-    act q = linear(B, d, d, h, cw->in_proj_w, cw->in_proj_b, 0);
+    act q = linear(B, d, d, h, cw->in_proj_w, cw->in_proj_b, 0, a->dtype);
     act mkv = act_new((size_t)B * a->seq_s * 2 * d);
     for (size_t i = 0; i < (size_t)B * a->seq_s * 2 * d; i++) mkv.val[i] = a->cross_kv[i];
     act ca = attend(a, q, d, mkv, a->seq_s, a->src_pad, cw, math_ulp);
     act_free(&q);
     act_free(&mkv);
-    add_norm(B, d, &h, &ca, &a->w->norm2, math_ulp);
+    add_norm(B, d, &h, &ca, &a->w->norm2, math_ulp, a->dtype);
 
-    act ff = ffn(B, d, a->d_ff, h, &a->w->ffn);
-    add_norm(B, d, &h, &ff, &a->w->norm3, math_ulp);
+    act ff = ffn(B, d, a->d_ff, h, &a->w->ffn, a->dtype);
+    add_norm(B, d, &h, &ff, &a->w->norm3, math_ulp, a->dtype);
     act_store(&h, y, yvar, (size_t)B * d);
 }

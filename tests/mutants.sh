@@ -61,6 +61,12 @@ expect_fail "naive" --stage forward --variant naive --use add_layernorm=mutant-k
 expect_fail "naive" --stage forward --variant naive --use embed=mutant-embed-unscaled $small
 expect_fail "naive" --stage forward --variant naive --use attention=mutant-heads-swapped $small
 expect_pass --stage encoder_layer,decoder_layer,ffn,forward --variant naive $small --pad some
+# bf16 compositions: the error model with every stored rounding still
+# catches a bf16 accumulator (at d_ff 2048), and the planted bugs below. (A
+# truncating store moves each value by at most 2 u_bf16, inside the
+# model's 8 sigma: the rounding mode is checked per primitive, above.)
+expect_fail "naive" --stage ffn --variant naive --use linear=mutant-bf16-accumulator --batch 1 --heads 8 --dk 64 --seq 3 --dtype bf16
+expect_pass --stage ffn --variant naive --batch 1 --heads 8 --dk 64 --seq 3 --dtype bf16
 
 # Bugs planted in the decode composition (--plant, tests/mutants_main.c):
 # the decode step and generation, checked against the full pass, catch
@@ -71,30 +77,38 @@ fams=naive,omp,avx2
 dec="--batch 2 --heads 2 --dk 8 --seq-k 9 --depth 5 --steps 6 --layers 2 --vocab 20 --pad some"
 for bug in cache-short append-late cross-reads-self; do
     for stage in decode_layer generate; do
-        out=$("$bin" --plant $bug check --stage $stage --variant $fams $dec 2>&1); rc=$?
-        passed=$(printf '%s\n' "$out" | grep -c '^PASS')
-        failed=$(printf '%s\n' "$out" | grep -c '^FAIL')
-        if [ $rc -ne 1 ] || [ "$passed" -ne 0 ] || [ "$failed" -lt 1 ]; then
-            echo "NOT CAUGHT (exit $rc, $passed passed, $failed failed): xfbench-mutants --plant $bug check --stage $stage --variant $fams $dec"
-            failures=$((failures + 1))
-        else
-            echo "caught: --plant $bug --stage $stage in all $failed families that ran"
-        fi
+        # the bf16 compositions (act.h) are the same code with bf16 buffers
+        for dt in "f32 $fams" "bf16 naive,avx2bf16"; do
+            set -- $dt
+            out=$("$bin" --plant $bug check --stage $stage --variant $2 --dtype $1 $dec 2>&1); rc=$?
+            passed=$(printf '%s\n' "$out" | grep -c '^PASS')
+            failed=$(printf '%s\n' "$out" | grep -c '^FAIL')
+            if [ $rc -ne 1 ] || [ "$passed" -ne 0 ] || [ "$failed" -lt 1 ]; then
+                echo "NOT CAUGHT (exit $rc, $passed passed, $failed failed): xfbench-mutants --plant $bug check --stage $stage --variant $2 --dtype $1 $dec"
+                failures=$((failures + 1))
+            else
+                echo "caught: --plant $bug --stage $stage --dtype $1 in all $failed families that ran"
+            fi
+        done
     done
 done
 expect_pass --stage decode_layer,generate --variant naive,omp $dec
+expect_pass --stage decode_layer,generate --variant naive,avx2bf16 $dec --dtype bf16
 
 # Padded batches: outputs at padded rows must be zero (the variants skip
 # those rows); left unwritten, the whole-sequence stages fail in every family.
 for stage in encoder_layer decoder_layer forward generate; do
-    out=$("$bin" --plant pad-rows-left check --stage $stage --variant $fams $small --steps 7 --pad some 2>&1); rc=$?
-    passed=$(printf '%s\n' "$out" | grep -c '^PASS')
-    if [ $rc -ne 1 ] || [ "$passed" -ne 0 ]; then
-        echo "NOT CAUGHT (exit $rc, $passed passed): xfbench-mutants --plant pad-rows-left check --stage $stage"
-        failures=$((failures + 1))
-    else
-        echo "caught: --plant pad-rows-left --stage $stage"
-    fi
+    for dt in "f32 $fams" "bf16 naive,avx2bf16"; do
+        set -- $dt
+        out=$("$bin" --plant pad-rows-left check --stage $stage --variant $2 --dtype $1 $small --steps 7 --pad some 2>&1); rc=$?
+        passed=$(printf '%s\n' "$out" | grep -c '^PASS')
+        if [ $rc -ne 1 ] || [ "$passed" -ne 0 ]; then
+            echo "NOT CAUGHT (exit $rc, $passed passed): xfbench-mutants --plant pad-rows-left check --stage $stage --dtype $1"
+            failures=$((failures + 1))
+        else
+            echo "caught: --plant pad-rows-left --stage $stage --dtype $1"
+        fi
+    done
 done
 
 # Over the whole quick grid every mutant the binary lists (a new one

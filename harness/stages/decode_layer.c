@@ -55,6 +55,13 @@ static int build(xf_instance *in, xf_rng *r)
         project_kv(r, &w->cross_attn, d, c->seq_k, cross_kv + (size_t)b * c->seq_k * row, row);
     }
     a->self_kv = self_kv, a->cross_kv = cross_kv, a->y = in->out[0].data;
+    if (c->dtype == XF_BF16) { // weights already bf16 values (xf_own_uniform); the caches rounded, as a bf16 model's
+        a->dtype = XF_BF16, a->y16 = in->out[0].data16;
+        a->x16 = xf_own_bf16(in, (float *)a->x, (size_t)c->batch * d);
+        a->self_kv16 = xf_own_bf16(in, self_kv, (size_t)c->batch * cache);
+        a->cross_kv16 = xf_own_bf16(in, cross_kv, (size_t)c->batch * c->seq_k * row);
+        if (!a->x16 || !a->self_kv16 || !a->cross_kv16) return -1;
+    }
     in->flops = xf_decode_layer_flops(a), in->bytes = xf_decode_layer_bytes(a);
     in->useful_flops = xf_decode_layer_useful_flops(a);
     in->tokens = c->batch, in->steps = 1;

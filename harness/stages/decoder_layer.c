@@ -22,6 +22,12 @@ static int build(xf_instance *in, xf_rng *r)
         xf_instance_add_output(in, "y", count))
         return -1;
     a->y = in->out[0].data;
+    if (c->dtype == XF_BF16) { // weights already bf16 values (xf_own_uniform); bf16 views of x, memory, y
+        a->dtype = XF_BF16, a->y16 = in->out[0].data16;
+        a->x16 = xf_own_bf16(in, (float *)a->x, count);
+        a->memory16 = xf_own_bf16(in, (float *)a->memory, (size_t)c->batch * c->seq_k * d);
+        if (!a->x16 || !a->memory16) return -1;
+    }
     in->flops = xf_decoder_layer_flops(a), in->bytes = xf_decoder_layer_bytes(a);
     in->useful_flops = xf_decoder_layer_useful_flops(a);
     return 0;

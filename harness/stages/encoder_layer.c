@@ -18,6 +18,10 @@ static int build(xf_instance *in, xf_rng *r)
     if (!w || !a->x || xf_make_encoder(in, r, d, c->d_ff, w) || xf_instance_add_output(in, "y", count))
         return -1;
     a->y = in->out[0].data;
+    if (c->dtype == XF_BF16) { // weights already bf16 values (xf_own_uniform); bf16 views of x and y
+        a->dtype = XF_BF16, a->y16 = in->out[0].data16;
+        if (!(a->x16 = xf_own_bf16(in, (float *)a->x, count))) return -1;
+    }
     in->flops = xf_encoder_layer_flops(a), in->bytes = xf_encoder_layer_bytes(a);
     in->useful_flops = xf_encoder_layer_useful_flops(a);
     return 0;

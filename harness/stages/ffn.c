@@ -15,6 +15,10 @@ static int build(xf_instance *in, xf_rng *r)
     if (!w || !a->x || xf_make_ffn(in, r, d, c->d_ff, w) || xf_instance_add_output(in, "y", (size_t)a->m * d))
         return -1;
     a->y = in->out[0].data;
+    if (c->dtype == XF_BF16) { // weights already bf16 values (xf_own_uniform); bf16 views of x and y
+        a->dtype = XF_BF16, a->y16 = in->out[0].data16;
+        if (!(a->x16 = xf_own_bf16(in, (float *)a->x, (size_t)a->m * d))) return -1;
+    }
     in->flops = xf_ffn_flops(a), in->bytes = xf_ffn_bytes(a);
     return 0;
 }

@@ -21,6 +21,8 @@ static int build(xf_instance *in, xf_rng *r)
         xf_instance_add_output(in, "y", (size_t)c->batch * c->seq_q * d))
         return -1;
     a->memory = in->out[0].data, a->y = in->out[1].data;
+    if (c->dtype == XF_BF16) // weights and tables already bf16 values (xf_own_uniform)
+        a->dtype = XF_BF16, a->memory16 = in->out[0].data16, a->y16 = in->out[1].data16;
     in->flops = xf_forward_flops(a), in->bytes = xf_forward_bytes(a);
     in->useful_flops = xf_forward_useful_flops(a);
     return 0;

@@ -25,6 +25,10 @@ static int build(xf_instance *in, xf_rng *r)
         xf_instance_add_output(in, "y", tokens * d) || xf_instance_add_output(in, "logits", tokens * c->vocab))
         return -1;
     a->memory = in->out[0].data, a->y = in->out[1].data, a->logits = in->out[2].data;
+    if (c->dtype == XF_BF16) { // weights and tables already bf16 values (xf_own_uniform)
+        a->dtype = XF_BF16, a->memory16 = in->out[0].data16, a->y16 = in->out[1].data16;
+        a->logits16 = in->out[2].data16;
+    }
     in->flops = xf_generate_flops(a), in->bytes = xf_generate_bytes(a);
     in->useful_flops = xf_generate_useful_flops(a);
     in->tokens = (double)c->batch * c->seq_q, in->steps = c->seq_q;

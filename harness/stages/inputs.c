@@ -7,6 +7,8 @@ float *xf_own_uniform(xf_instance *in, xf_rng *r, size_t count, float lo, float 
 {
     float *x = xf_instance_own(in, count * sizeof *x);
     if (x) xf_rng_fill(r, x, count, lo, hi);
+    if (x && in->c.dtype == XF_BF16) // a bf16 model: every input and weight a bf16 value (docs/design.md, Precision)
+        for (size_t i = 0; i < count; i++) x[i] = xf_round_bf16(x[i]);
     return x;
 }
 

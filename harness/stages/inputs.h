@@ -6,7 +6,8 @@
 #include "../case.h"
 #include "../rng.h"
 
-// count floats uniform in [lo, hi); NULL if out of memory.
+// count floats uniform in [lo, hi), rounded to bf16 values in a bf16
+// case; NULL if out of memory.
 float *xf_own_uniform(xf_instance *in, xf_rng *r, size_t count, float lo, float hi);
 // bf16 instances: the count floats at x (owned by the instance) rounded to
 // bf16 in place (kernels/half.h: nearest even), and their bf16 copy; NULL

@@ -83,8 +83,10 @@ def sweeps(quick):
 
 
 def available(xfbench, stage):
+    """The fp32 variants of stage that run here (`list` marks the bf16 ones "dtype=bf16:")."""
     out = subprocess.run([xfbench, "list"], capture_output=True, text=True, check=True).stdout
-    names = [ln.split()[1] for ln in out.splitlines()[1:] if ln.split()[0] == stage and ln.split()[2] == "ok"]
+    names = [ln.split()[1] for ln in out.splitlines()[1:]
+             if ln.split()[0] == stage and ln.split()[2] == "ok" and " dtype=bf16: " not in ln]
     return [n for n in names if n != "best"]
 
 

@@ -50,6 +50,11 @@ typedef struct {
     int nctx, next_ctx;
     float **buf;        // scratch buffers, in request order
     int nbuf, next_buf;
+    struct xf_exec_weight {
+        const float *w;
+        xf_bf16 *copy;
+    } *w16;             // bf16 copies of weights (xf_exec_bf16)
+    int nw16;
     int failed;         // a prepare failed (variant unusable for this shape)
     double stage_ns[XF_FIRST_COMPOUND]; // run mode: time spent in each primitive
     long stage_calls[XF_FIRST_COMPOUND];

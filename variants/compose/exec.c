@@ -6,6 +6,7 @@
 
 #include "../isa/clock.h"
 #include "../isa/huge.h"
+#include "../../kernels/half.h"
 #include "exec.h"
 
 // Adds v's name to the stage's list if it is not there yet.
@@ -71,6 +72,25 @@ float *xf_exec_buffer(xf_exec *ex, size_t count)
     return b;
 }
 
+const xf_bf16 *xf_exec_bf16(xf_exec *ex, const float *w, size_t count)
+{
+    if (!w) return NULL;
+    for (int i = ex->nw16 - 1; i >= 0; i--)
+        if (ex->w16[i].w == w) return ex->w16[i].copy;
+    if (!ex->preparing) return NULL; // unreachable: run mode makes the calls prepare made
+    xf_bf16 *copy = malloc((count ? count : 1) * sizeof *copy);
+    struct xf_exec_weight *grown = realloc(ex->w16, (size_t)(ex->nw16 + 1) * sizeof *grown);
+    if (!copy || !grown) {
+        free(copy);
+        ex->failed = 1;
+        return NULL;
+    }
+    for (size_t i = 0; i < count; i++) copy[i] = xf_bf16_from_f32(w[i]);
+    ex->w16 = grown;
+    ex->w16[ex->nw16++] = (struct xf_exec_weight){w, copy};
+    return copy;
+}
+
 void xf_exec_begin(xf_exec *ex, int preparing)
 {
     ex->preparing = preparing;
@@ -85,6 +105,8 @@ void xf_compose_release(xf_exec *ex)
         free(ex->ctx[i].args);
     }
     for (int i = 0; i < ex->nbuf; i++) free(ex->buf[i]);
+    for (int i = 0; i < ex->nw16; i++) free(ex->w16[i].copy);
+    free(ex->w16);
     free(ex->ctx);
     free(ex->buf);
     memset(ex, 0, sizeof *ex);

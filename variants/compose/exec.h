@@ -12,5 +12,10 @@ void xf_exec_begin(xf_exec *ex, int preparing);
 void xf_exec_call(xf_exec *ex, xf_stage stage, const void *args, size_t size);
 // A scratch buffer of count floats, the same one on every pass.
 float *xf_exec_buffer(xf_exec *ex, size_t count);
+// The bf16 copy of fp32 weights w (count values, already bf16 values in a
+// bf16 instance, so exact), made in prepare mode on w's first use and
+// found by w after that: NULL for w NULL. The copies are untimed, as a
+// variant's weight packing is.
+const xf_bf16 *xf_exec_bf16(xf_exec *ex, const float *w, size_t count);
 
 #endif

@@ -1,0 +1,3 @@
+// decode.c with bf16 activations (act.h).
+#define XF_COMPOSE_BF16
+#include "decode.c"
