@@ -281,7 +281,7 @@ static void write_outputs(const char *path, const xf_instance *in, const char *v
 }
 
 static void print_check(const char *status, const xf_case *c, const entry *e,
-                        const xf_check_result *r, const xf_instance *in)
+                        const xf_check_result *r, const xf_instance *in, const xf_instance *f32)
 {
     char desc[256], opts[512];
     xf_case_describe(c, desc, sizeof desc);
@@ -289,15 +289,27 @@ static void print_check(const char *status, const xf_case *c, const entry *e,
     printf("%s %-13s %-24s %-44s max_abs=%.3g max_rel=%.3g nmse=%.3g err/bound=%.3g [%s]",
            status, xf_stage_name(c->stage), e->r.name, desc, r->max_abs, r->max_rel, r->nmse,
            r->worst_ratio, in->model_bound ? "model 8 sigma" : "componentwise");
+    if (f32) { // reported, not checked
+        const xf_distance dist = xf_check_distance(in, f32);
+        printf(" vs_f32: max_rel=%.3g nmse=%.3g", dist.max_rel, dist.nmse);
+    }
     if (!r->passed) printf("  %s", r->why);
     printf("  repro: %s check %s --variant %s\n", prog, opts, e->r.name);
 }
 
-// Checks one case against every selected variant.
+// Checks one case against every selected variant. A case of a lower
+// precision also reports its distance from the fp32 model: the same case
+// in fp32, whose reference reads the unrounded draws.
 static void check_case(const xf_case *c, entry *es, int n, const xf_machine *m, tally *t)
 {
-    xf_instance in;
+    xf_instance in, f32;
     build_or_die(&in, c, m);
+    if (c->dtype != XF_F32) {
+        xf_case c32 = *c;
+        c32.dtype = XF_F32;
+        build_or_die(&f32, &c32, m);
+        xf_instance_reference(&f32, 1.0); // the values only: the bound's ulp does not matter
+    }
     for (int i = 0; i < n; i++) {
         entry *e = &es[i];
         char desc[256];
@@ -318,11 +330,12 @@ static void check_case(const xf_case *c, entry *es, int n, const xf_machine *m, 
         xf_check_result r;
         xf_check_run(&e->r, &in, &r);
         xf_runner_release(&e->r);
-        print_check(r.passed ? "PASS" : "FAIL", c, e, &r, &in);
+        print_check(r.passed ? "PASS" : "FAIL", c, e, &r, &in, c->dtype != XF_F32 ? &f32 : NULL);
         if (r.passed) t->passed++;
         else t->failed++;
     }
     xf_instance_free(&in);
+    if (c->dtype != XF_F32) xf_instance_free(&f32);
 }
 
 enum { MAX_ENTRIES = 64 };

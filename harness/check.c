@@ -37,6 +37,20 @@ static void compare(const xf_instance *in, int o, xf_check_result *res, double *
     }
 }
 
+xf_distance xf_check_distance(const xf_instance *in, const xf_instance *f32)
+{
+    double max_err = 0.0, max_ref = 0.0, sum_err2 = 0.0, sum_ref2 = 0.0;
+    for (int o = 0; o < in->nout; o++)
+        for (size_t i = 0; i < in->out[o].count; i++) {
+            const double y = in->out[o].data16 ? xf_bf16_to_f32(in->out[o].data16[i]) : in->out[o].data[i];
+            const double r = f32->ref[o][i], err = fabs(y - r);
+            if (err > max_err || isnan(err)) max_err = err;
+            if (fabs(r) > max_ref) max_ref = fabs(r);
+            sum_err2 += err * err, sum_ref2 += r * r;
+        }
+    return (xf_distance){max_ref > 0.0 ? max_err / max_ref : max_err, sum_ref2 > 0.0 ? sum_err2 / sum_ref2 : sum_err2};
+}
+
 void xf_check_run(xf_runner *r, xf_instance *in, xf_check_result *res)
 {
     *res = (xf_check_result){.passed = 1};

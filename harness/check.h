@@ -16,4 +16,14 @@ typedef struct {
 // zones, NaNs and every element.
 void xf_check_run(xf_runner *r, xf_instance *in, xf_check_result *res);
 
+// What a lower precision costs, reported, never gated on (docs/design.md,
+// Precision): the outputs of in (a bf16 case, after xf_check_run) against
+// f32, the same case in fp32 (the same draws, unrounded) with its
+// reference computed: max_rel = max |y - r| / max |r| (normwise, so outputs
+// near zero do not blow it up) and nmse = sum (y - r)^2 / sum r^2.
+typedef struct {
+    double max_rel, nmse;
+} xf_distance;
+xf_distance xf_check_distance(const xf_instance *in, const xf_instance *f32);
+
 #endif

@@ -10,8 +10,11 @@
 #include "lm_head.h"
 #include "linear.h"
 
+// dt: the dtype the composition stores activations and weights in (bytes
+// count its element size).
 typedef struct {
     double flops, bytes, useful;
+    xf_dtype dt;
 } cost;
 
 // Per batch element, the keys visible to query i are the unpadded keys
@@ -57,7 +60,7 @@ static int real_rows(const uint8_t *pad, int batch, int seq)
 // m rows, `real` of them real.
 static void add_linear_rows(cost *c, int m, int real, int n, int k)
 {
-    xf_linear_args l = {.m = m, .n = n, .k = k, .b = (const float *)1};
+    xf_linear_args l = {.m = m, .n = n, .k = k, .b = (const float *)1, .dtype = c->dt};
     c->flops += xf_linear_flops(&l);
     c->bytes += xf_linear_bytes(&l);
     l.m = real;
@@ -72,7 +75,7 @@ static void add_attention_rows(cost *c, int batch, int heads, int dk, int seq_q,
                                const uint8_t *key_pad, int causal)
 {
     xf_attention_args at = {.batch = batch, .heads = heads, .dk = dk, .seq_q = seq_q,
-                            .seq_k = seq_k, .key_pad = key_pad, .causal = causal};
+                            .seq_k = seq_k, .key_pad = key_pad, .causal = causal, .dtype = c->dt};
     c->flops += xf_attention_flops(&at);
     c->bytes += xf_attention_bytes(&at);
     c->useful += 4.0 * heads * dk * real_query_pairs(q_pad, key_pad, batch, seq_q, seq_k, causal);
@@ -86,7 +89,7 @@ static void add_attention(cost *c, int batch, int heads, int dk, int seq_q, int 
 
 static void add_norm_rows(cost *c, int rows, int real, int d)
 {
-    xf_add_layernorm_args n = {.rows = rows, .d = d};
+    xf_add_layernorm_args n = {.rows = rows, .d = d, .dtype = c->dt};
     c->flops += xf_add_layernorm_flops(&n);
     c->bytes += xf_add_layernorm_bytes(&n);
     n.rows = real;
@@ -103,9 +106,9 @@ static void add_ffn_rows(cost *c, int m, int real, int d, int d_ff)
 
 static void add_ffn(cost *c, int m, int d, int d_ff) { add_ffn_rows(c, m, m, d, d_ff); }
 
-static cost encoder_cost(int batch, int seq, int heads, int dk, int d_ff, const uint8_t *src_pad)
+static cost encoder_cost(int batch, int seq, int heads, int dk, int d_ff, const uint8_t *src_pad, xf_dtype dt)
 {
-    cost c = {0, 0, 0};
+    cost c = {0, 0, 0, dt};
     const int d = heads * dk, rows = batch * seq, real = real_rows(src_pad, batch, seq);
     add_linear_rows(&c, rows, real, 3 * d, d);
     add_attention_rows(&c, batch, heads, dk, seq, seq, src_pad, src_pad, 0);
@@ -117,9 +120,9 @@ static cost encoder_cost(int batch, int seq, int heads, int dk, int d_ff, const 
 }
 
 static cost decoder_cost(int batch, int seq_t, int seq_s, int heads, int dk, int d_ff,
-                         const uint8_t *tgt_pad, const uint8_t *src_pad)
+                         const uint8_t *tgt_pad, const uint8_t *src_pad, xf_dtype dt)
 {
-    cost c = {0, 0, 0};
+    cost c = {0, 0, 0, dt};
     const int d = heads * dk, rows = batch * seq_t, real = real_rows(tgt_pad, batch, seq_t);
     add_linear_rows(&c, rows, real, 3 * d, d);
     add_attention_rows(&c, batch, heads, dk, seq_t, seq_t, tgt_pad, tgt_pad, 1);
@@ -138,13 +141,13 @@ static cost decoder_cost(int batch, int seq_t, int seq_s, int heads, int dk, int
 static cost forward_cost(const xf_forward_args *a)
 {
     const int d = a->heads * a->dk;
-    cost c = {0, 0, 0};
-    xf_embed_args es = {.batch = a->batch, .seq = a->seq_s, .d_model = d};
-    xf_embed_args et = {.batch = a->batch, .seq = a->seq_t, .d_model = d};
+    cost c = {0, 0, 0, a->dtype};
+    xf_embed_args es = {.batch = a->batch, .seq = a->seq_s, .d_model = d, .dtype = a->dtype};
+    xf_embed_args et = {.batch = a->batch, .seq = a->seq_t, .d_model = d, .dtype = a->dtype};
     if (a->src_ids) c.flops += xf_embed_flops(&es), c.useful += xf_embed_flops(&es), c.bytes += xf_embed_bytes(&es);
     if (a->tgt_ids) c.flops += xf_embed_flops(&et), c.useful += xf_embed_flops(&et), c.bytes += xf_embed_bytes(&et);
-    cost e = encoder_cost(a->batch, a->seq_s, a->heads, a->dk, a->d_ff, a->src_pad);
-    cost dd = decoder_cost(a->batch, a->seq_t, a->seq_s, a->heads, a->dk, a->d_ff, a->tgt_pad, a->src_pad);
+    cost e = encoder_cost(a->batch, a->seq_s, a->heads, a->dk, a->d_ff, a->src_pad, a->dtype);
+    cost dd = decoder_cost(a->batch, a->seq_t, a->seq_s, a->heads, a->dk, a->d_ff, a->tgt_pad, a->src_pad, a->dtype);
     c.flops += a->enc_layers * e.flops + a->dec_layers * dd.flops;
     c.useful += a->enc_layers * e.useful + a->dec_layers * dd.useful;
     c.bytes += a->enc_layers * e.bytes + a->dec_layers * dd.bytes;
@@ -155,26 +158,26 @@ static cost forward_cost(const xf_forward_args *a)
 
 double xf_ffn_flops(const xf_ffn_args *a)
 {
-    cost c = {0, 0, 0};
+    cost c = {0, 0, 0, a->dtype};
     add_ffn(&c, a->m, a->d_model, a->d_ff);
     return c.flops;
 }
 
 double xf_ffn_bytes(const xf_ffn_args *a)
 {
-    cost c = {0, 0, 0};
+    cost c = {0, 0, 0, a->dtype};
     add_ffn(&c, a->m, a->d_model, a->d_ff);
     return c.bytes;
 }
 
 static cost enc(const xf_encoder_layer_args *a)
 {
-    return encoder_cost(a->batch, a->seq, a->heads, a->dk, a->d_ff, a->src_pad);
+    return encoder_cost(a->batch, a->seq, a->heads, a->dk, a->d_ff, a->src_pad, a->dtype);
 }
 
 static cost dec(const xf_decoder_layer_args *a)
 {
-    return decoder_cost(a->batch, a->seq_t, a->seq_s, a->heads, a->dk, a->d_ff, a->tgt_pad, a->src_pad);
+    return decoder_cost(a->batch, a->seq_t, a->seq_s, a->heads, a->dk, a->d_ff, a->tgt_pad, a->src_pad, a->dtype);
 }
 
 double xf_encoder_layer_flops(const xf_encoder_layer_args *a) { return enc(a).flops; }
@@ -190,12 +193,13 @@ double xf_forward_useful_flops(const xf_forward_args *a) { return forward_cost(a
 // One decode step of one layer: the decoder layer's calls at one query row
 // per sequence, the self-attention over pos + 1 cache rows, no cross K|V
 // projection (done once per sequence), plus the appended cache row.
-static cost decode_cost(int batch, int heads, int dk, int d_ff, int pos, int seq_s, const uint8_t *src_pad)
+static cost decode_cost(int batch, int heads, int dk, int d_ff, int pos, int seq_s, const uint8_t *src_pad,
+                        xf_dtype dt)
 {
-    cost c = {0, 0, 0};
+    cost c = {0, 0, 0, dt};
     const int d = heads * dk;
     add_linear(&c, batch, 3 * d, d);
-    c.bytes += 4.0 * batch * 2 * d;
+    c.bytes += (double)xf_dtype_size(dt) * batch * 2 * d;
     add_attention(&c, batch, heads, dk, 1, pos + 1, NULL, 0);
     add_linear(&c, batch, d, d);
     add_norm(&c, batch, d);
@@ -213,15 +217,15 @@ static cost generate_cost(const xf_generate_args *a)
     const int d = a->heads * a->dk;
     xf_forward_args enc = {.batch = a->batch, .seq_s = a->seq_s, .heads = a->heads, .dk = a->dk,
                            .d_ff = a->d_ff, .enc_layers = a->enc_layers, .src_ids = a->src_ids,
-                           .enc_norm = a->enc_norm, .src_pad = a->src_pad};
+                           .enc_norm = a->enc_norm, .src_pad = a->src_pad, .dtype = a->dtype};
     cost c = forward_cost(&enc);
     for (int l = 0; l < a->dec_layers; l++)
         add_linear_rows(&c, a->batch * a->seq_s, real_rows(a->src_pad, a->batch, a->seq_s), 2 * d, d);
-    xf_embed_args e = {.batch = a->batch, .seq = 1, .d_model = d};
-    xf_lm_head_args h = {.rows = a->batch, .d_model = d, .vocab = a->vocab};
+    xf_embed_args e = {.batch = a->batch, .seq = 1, .d_model = d, .dtype = a->dtype};
+    xf_lm_head_args h = {.rows = a->batch, .d_model = d, .vocab = a->vocab, .dtype = a->dtype};
     const double embed = a->tgt_ids ? 1.0 : 0.0, head = a->logits ? 1.0 : 0.0;
     for (int t = 0; t < a->steps; t++) {
-        cost s = decode_cost(a->batch, a->heads, a->dk, a->d_ff, t, a->seq_s, a->src_pad);
+        cost s = decode_cost(a->batch, a->heads, a->dk, a->d_ff, t, a->seq_s, a->src_pad, a->dtype);
         c.flops += a->dec_layers * s.flops + embed * xf_embed_flops(&e) + head * xf_lm_head_flops(&h);
         c.useful += a->dec_layers * s.useful + embed * xf_embed_flops(&e) + head * xf_lm_head_flops(&h);
         c.bytes += a->dec_layers * s.bytes + embed * xf_embed_bytes(&e) + head * xf_lm_head_bytes(&h);
@@ -232,7 +236,7 @@ static cost generate_cost(const xf_generate_args *a)
 
 static cost step(const xf_decode_layer_args *a)
 {
-    return decode_cost(a->batch, a->heads, a->dk, a->d_ff, a->pos, a->seq_s, a->src_pad);
+    return decode_cost(a->batch, a->heads, a->dk, a->d_ff, a->pos, a->seq_s, a->src_pad, a->dtype);
 }
 
 double xf_decode_layer_flops(const xf_decode_layer_args *a) { return step(a).flops; }
