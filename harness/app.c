@@ -116,13 +116,12 @@ static int select_entries(xf_stage stage, const xf_options *o, entry *out, int m
             e->r.name = fam->name, e->cflags = fam->cflags;
         }
     }
-    // best: only when named (its autotune takes time), after the families;
-    // fp32 only so far.
-    if (stage >= XF_FIRST_COMPOUND && o->shape.dtype == XF_F32 && o->variants && strcmp(o->variants, "all") && in_list(o->variants, "best") &&
+    // best: only when named (its autotune takes time), after the families.
+    if (stage >= XF_FIRST_COMPOUND && o->variants && strcmp(o->variants, "all") && in_list(o->variants, "best") &&
         n < max) {
         entry *e = &out[n++];
         memset(e, 0, sizeof *e);
-        xf_best_ops(&e->r.ops, best_machine, o->shape.pad, o->threads);
+        xf_best_ops(&e->r.ops, best_machine, o->shape.pad, o->shape.dtype, o->threads);
         e->r.resolve = xf_best_resolve;
         e->r.name = "best";
         e->cflags = "the fastest checked whole pass on this machine: per-call winners composed, or a family's own"
@@ -167,7 +166,7 @@ static void validate_selection(const xf_options *o)
     // A name (variant or family) must have a variant of the case's dtype.
     for (const char *p = o->variants; o->variants && strcmp(o->variants, "all") && xf_list_next(&p, name, sizeof name);) {
         const xf_variant *other = NULL;
-        int has = !strcmp(name, "best") && dt == XF_F32;
+        int has = !strcmp(name, "best");
         for (int f = 0; f < xf_registry_count() && !has; f++) {
             const xf_family *fam = xf_registry_family(f);
             for (const xf_variant *v = fam->variants; v->name && !has; v++)

@@ -44,6 +44,7 @@ static struct {
     xf_ops per_call; // the ops of the per-call composition
     const xf_machine *m;
     xf_pad pad;
+    xf_dtype dtype;
     int threads, loaded;
     char path[512], fingerprint[700];
     choice c[MAX_KEYS];
@@ -107,14 +108,14 @@ static void save(const char *key, const char *variant, double ms)
 // The generated case of the call's shape.
 static xf_case case_of(xf_stage stage, const void *args)
 {
-    xf_case c = {.stage = stage, .batch = 1, .heads = 1, .seed = 7, .pad = best.pad, .vocab = 1};
+    xf_case c = {.stage = stage, .batch = 1, .heads = 1, .seed = 7, .pad = best.pad, .vocab = 1, .dtype = best.dtype};
     xf_stage_desc_of(stage)->case_of(args, &c);
     return c;
 }
 
 static int candidate(const xf_family *f, const xf_variant *v, xf_stage stage, int with_naive)
 {
-    return v->stage == stage && v->dtype == XF_F32 && (with_naive || strcmp(f->name, "naive")) && strcmp(f->name, "mutant") &&
+    return v->stage == stage && v->dtype == best.dtype && (with_naive || strcmp(f->name, "naive")) && strcmp(f->name, "mutant") &&
            !xf_variant_unavailable(v);
 }
 
@@ -212,7 +213,7 @@ static int ops_of(const char *choice, xf_stage stage, xf_ops *ops)
         return 0;
     }
     char note[256], err[256];
-    return xf_ops_for_family(choice, NULL, stage, XF_F32, best.threads, ops, note, sizeof note, err, sizeof err) == 0 ? 0
+    return xf_ops_for_family(choice, NULL, stage, best.dtype, best.threads, ops, note, sizeof note, err, sizeof err) == 0 ? 0
                                                                                                             : -1;
 }
 
@@ -288,10 +289,10 @@ int xf_best_resolve(xf_runner *r, xf_instance *in)
     return ops_of(win, stage, &r->ops);
 }
 
-void xf_best_ops(xf_ops *ops, const xf_machine *m, xf_pad pad, int threads)
+void xf_best_ops(xf_ops *ops, const xf_machine *m, xf_pad pad, xf_dtype dtype, int threads)
 {
     memset(ops, 0, sizeof *ops);
-    best.m = m, best.pad = pad, best.threads = threads;
+    best.m = m, best.pad = pad, best.dtype = dtype, best.threads = threads;
     ops->pick = pick;
     ops->pick_math_ulp = 0.0;
     for (int f = 0; f < xf_registry_count(); f++)

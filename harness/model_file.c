@@ -5,6 +5,7 @@
 #include "../kernels/half.h"
 #include "model_file.h"
 #include "rng.h"
+#include "stages/inputs.h"
 
 #define ERR(...) (snprintf(err, err_size, __VA_ARGS__), -1)
 #define ERRP(...) (snprintf(err, err_size, __VA_ARGS__), NULL)
@@ -50,12 +51,14 @@ typedef struct {
     const xf_st *st;
     char *err;
     size_t err_size;
+    xf_dtype dtype; // the run's: bf16 rounds every value read
 } binder;
 
 // The tensor, which must be F32, BF16 or F16 of exactly this shape, as
 // fp32 in aligned memory (the file's data has no alignment guarantee):
 // 16-bit floats widened, which is exact (kernels/half.h), so a model saved
-// in bf16 runs as the fp32 model with those weights.
+// in bf16 runs as the fp32 model with those weights. A bf16 run
+// (--dtype bf16) rounds every value to bf16 (exact for a BF16 tensor).
 static const float *f32(binder *b, const char *name, int ndim, const int64_t *shape)
 {
     char *err = b->err;
@@ -79,12 +82,14 @@ static const float *f32(binder *b, const char *name, int ndim, const int64_t *sh
     if (!x) return ERRP("out of memory copying tensor '%s'", name);
     if (!bf16 && !f16) {
         memcpy(x, t->data, t->nbytes);
-        return x;
+    } else {
+        for (size_t i = 0; i < t->numel; i++) { // little-endian, as safetensors stores them
+            const uint16_t h = (uint16_t)(t->data[2 * i] | t->data[2 * i + 1] << 8);
+            x[i] = bf16 ? xf_bf16_to_f32(h) : xf_f16_to_f32(h);
+        }
     }
-    for (size_t i = 0; i < t->numel; i++) { // little-endian, as safetensors stores them
-        const uint16_t h = (uint16_t)(t->data[2 * i] | t->data[2 * i + 1] << 8);
-        x[i] = bf16 ? xf_bf16_to_f32(h) : xf_f16_to_f32(h);
-    }
+    if (b->dtype == XF_BF16)
+        for (size_t i = 0; i < t->numel; i++) x[i] = xf_round_bf16(x[i]);
     return x;
 }
 
@@ -206,6 +211,8 @@ static const float *sequence(binder *b, xf_rng *r, const char *name, int *batch,
         return NULL;
     }
     xf_rng_fill(r, x, count, -1.0f, 1.0f);
+    if (b->dtype == XF_BF16)
+        for (size_t i = 0; i < count; i++) x[i] = xf_round_bf16(x[i]);
     return x;
 }
 
@@ -233,7 +240,7 @@ int xf_instance_from_file(xf_instance *in, const xf_st *st, const xf_case *base,
     int heads = heads_from(st, base, heads_given, d, err, err_size);
     if (heads < 0) return -1;
 
-    binder b = {in, st, err, err_size};
+    binder b = {in, st, err, err_size, base->dtype};
     xf_encoder_weights *enc = xf_instance_own(in, ((size_t)enc_layers + 1) * sizeof *enc);
     xf_decoder_weights *dec = xf_instance_own(in, ((size_t)dec_layers + 1) * sizeof *dec);
     if (!enc || !dec) return ERR("out of memory");
@@ -296,6 +303,12 @@ int xf_instance_from_file(xf_instance *in, const xf_st *st, const xf_case *base,
         xf_instance_add_output(in, "y", (size_t)bs * t * d))
         return ERR("out of memory");
     a->memory = in->out[0].data, a->y = in->out[1].data;
+    if (base->dtype == XF_BF16) { // every tensor rounded by f32(): bf16 views of the inputs, bf16 outputs
+        a->dtype = XF_BF16, a->memory16 = in->out[0].data16, a->y16 = in->out[1].data16;
+        a->src_x16 = xf_own_bf16(in, (float *)a->src_x, (size_t)bs * s * d);
+        a->tgt_x16 = xf_own_bf16(in, (float *)a->tgt_x, (size_t)bs * t * d);
+        if (!a->src_x16 || !a->tgt_x16) return ERR("out of memory");
+    }
     in->flops = xf_forward_flops(a), in->bytes = xf_forward_bytes(a);
     in->useful_flops = xf_forward_useful_flops(a);
     return 0;
@@ -377,7 +390,8 @@ int xf_instance_decode_file(xf_instance *in, char *err, size_t err_size)
                             .d_ff = f.d_ff, .enc_layers = f.enc_layers, .dec_layers = f.dec_layers,
                             .src_x = f.src_x, .tgt_x = f.tgt_x, .enc = f.enc, .dec = f.dec,
                             .enc_norm = f.enc_norm, .dec_norm = f.dec_norm, .src_pad = f.src_pad,
-                            .tgt_pad = f.tgt_pad, .memory = f.memory, .y = f.y};
+                            .tgt_pad = f.tgt_pad, .memory = f.memory, .y = f.y, .dtype = f.dtype,
+                            .src_x16 = f.src_x16, .tgt_x16 = f.tgt_x16, .memory16 = f.memory16, .y16 = f.y16};
     in->c.stage = XF_GENERATE;
     in->flops = xf_generate_flops(a), in->bytes = xf_generate_bytes(a);
     in->useful_flops = xf_generate_useful_flops(a);
@@ -415,11 +429,16 @@ int xf_compare_with_torch(const xf_st *st, const xf_instance *in, const char *va
             const char *v = xf_st_meta(st, "torch_version");
             fprintf(out, "against PyTorch %s (outputs stored in the file):\n", v ? v : "(version not recorded)");
         }
-        float *torch = malloc(count * sizeof *torch);
+        float *torch = malloc(count * sizeof *torch), *ours = in->out[o].data;
         memcpy(torch, t->data, count * sizeof *torch);
+        if (in->out[o].data16) { // a bf16 run's outputs, widened
+            ours = malloc(count * sizeof *ours);
+            for (size_t i = 0; i < count; i++) ours[i] = xf_bf16_to_f32(in->out[o].data16[i]);
+        }
         char what[96];
         snprintf(what, sizeof what, "%s %s vs torch", in->out_name[o], variant);
-        failed += compare_one(a, o == 0, what, in->out[o].data, NULL, torch, in->bound[o], count, 2.0, out);
+        failed += compare_one(a, o == 0, what, ours, NULL, torch, in->bound[o], count, 2.0, out);
+        if (ours != in->out[o].data) free(ours);
         snprintf(what, sizeof what, "%s fp64 reference vs torch", in->out_name[o]);
         failed += compare_one(a, o == 0, what, NULL, in->ref[o], torch, in->bound[o], count, 1.0, out);
         free(torch);
