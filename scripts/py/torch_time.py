@@ -99,6 +99,8 @@ def main():
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--pin", type=int, default=1, help="1: OpenMP threads bound to cores; 0: unbound, passive")
     ap.add_argument("--mode", default="default", choices=("default", "nested-off", "compile"))
+    ap.add_argument("--dtype", default="f32", choices=("f32", "bf16"),
+                    help="bf16: the model and inputs as torch.bfloat16 (model.to(torch.bfloat16))")
     args = ap.parse_args()
     if not os.path.exists(args.model):
         die(f"xfbench: --model {args.model}: no such file")
@@ -118,8 +120,11 @@ def main():
     model = transformer(d_model, heads, enc, dec, d_ff)
     model.load_state_dict({k: v for k, v in t.items() if not k.startswith(("src", "tgt", "torch."))})
     inputs = (t["src"], t["tgt"], t["src_key_padding_mask"], t["tgt_key_padding_mask"])
+    if args.dtype == "bf16":
+        model = model.to(torch.bfloat16)
+        inputs = (inputs[0].to(torch.bfloat16), inputs[1].to(torch.bfloat16)) + inputs[2:]
     out = {"version": torch.__version__, "blas": blas(), "threads": torch.get_num_threads(), "pinned": args.pin,
-           "mode": args.mode}
+           "mode": args.mode, "dtype": args.dtype}
     if args.mode == "nested-off":
         for_inference(model)
     else:

@@ -45,9 +45,9 @@ def run_json(python, script, options):
     return json.loads(r.stdout.strip().splitlines()[-1])
 
 
-def torch_time(python, model, threads, reps, pin, mode):
+def torch_time(python, model, threads, reps, pin, mode, dtype):
     return run_json(python, "torch_time.py", ["--model", model, "--threads", threads, "--reps", reps, "--pin", pin,
-                                              "--mode", mode])
+                                              "--mode", mode, "--dtype", dtype])
 
 
 def xf_row(args, options, what, show):
@@ -64,9 +64,10 @@ def xf_row(args, options, what, show):
             return next(csv.DictReader(f))
 
 
-def xf_time(args, model, reps, show):
-    return xf_row(args, ["forward", "--weights", model, "--variant", args.variant, "--threads", args.threads,
-                         "--min-reps", reps, "--min-time", "0"], "forward pass", show)
+def xf_time(args, model, reps, show, dtype):
+    variant = args.f32_variant if dtype == "f32" and args.dtype != "f32" else args.variant
+    return xf_row(args, ["forward", "--weights", model, "--variant", variant, "--threads", args.threads,
+                         "--min-reps", reps, "--min-time", "0", "--dtype", dtype], "forward pass", show)
 
 
 def torch_decode(python, args, batch, way, reps, pin):
@@ -156,6 +157,12 @@ def main():
     ap.add_argument("--xfbench", default=os.path.join(TOP, "build", "xfbench"))
     ap.add_argument("--no-compile", action="store_true", help="leave torch.compile out (it compiles every round)")
     ap.add_argument("--out", help="also write the printed table to this file")
+    ap.add_argument("--dtype", default="f32", choices=("f32", "bf16"),
+                    help="bf16: the model stored in bf16, PyTorch run in torch.bfloat16, xfbench --dtype bf16"
+                         " (and xfbench in fp32 on the same weights, for the bf16/fp32 ratio)")
+    ap.add_argument("--f32-variant", help="--dtype bf16: the fp32 variant family that ratio is against (default: the"
+                                          " family --variant's kernels widen from: avx2bf16 -> avx2, avx512bf16 ->"
+                                          " avx512; best and naive: themselves)")
     ap.add_argument("--decode", action="store_true", help="race greedy token-by-token generation instead")
     ap.add_argument("--batches", default="1,8", help="--decode: batch sizes")
     ap.add_argument("--steps", type=int, default=128, help="--decode: tokens generated per sequence")
@@ -164,6 +171,8 @@ def main():
     ap.add_argument("--allow-dirty", action="store_true",
                     help="--out into results/ from a tree with uncommitted changes (the table says -dirty)")
     args = ap.parse_args()
+    if not args.f32_variant:
+        args.f32_variant = {"avx2bf16": "avx2", "avx512bf16": "avx512"}.get(args.variant, args.variant)
     if args.out:
         require_clean(TOP, args.out, args.allow_dirty)
     modes = MODES[:2] if args.no_compile else MODES
@@ -181,7 +190,8 @@ def main():
                         "--d-model", str(args.d_model), "--heads", str(args.heads), "--d-ff", str(args.d_ff),
                         "--enc-layers", str(args.layers), "--dec-layers", str(args.layers),
                         "--batch", str(args.batch), "--src-len", str(args.seq), "--tgt-len", str(args.seq),
-                        "--pad", "0", "--src-keep", str(args.src_keep), "--tgt-keep", str(args.tgt_keep)],
+                        "--pad", "0", "--src-keep", str(args.src_keep), "--tgt-keep", str(args.tgt_keep),
+                        "--dtype", args.dtype],
                        check=True)
         runs = {}
         info = {}
@@ -197,16 +207,18 @@ def main():
                     if any("unavailable" in info.get((python, mode, p), {}) for p in pins):
                         continue
                     for pin in pins:
-                        r = torch_time(python, model, args.threads, args.reps, pin, mode)
+                        r = torch_time(python, model, args.threads, args.reps, pin, mode, args.dtype)
                         info[python, mode, pin] = r
                         runs.setdefault((python, mode, pin), []).extend(r.get("times_ns", []))
-            row = xf_time(args, model, args.reps, round_no == 0)
+            row = xf_time(args, model, args.reps, round_no == 0, args.dtype)
             runs.setdefault("xf", []).append(float(row["median_ns"]))
+            if args.dtype != "f32":  # the same weights in fp32: what the precision buys
+                runs.setdefault("xf32", []).append(float(xf_time(args, model, args.reps, False, "f32")["median_ns"]))
     gflop = float(row["gflops"]) * float(row["median_ns"]) / 1e9  # dense FLOPs of the pass
     xf_ns = statistics.median(runs["xf"])
     lines = [f"nn.Transformer forward, d_model {args.d_model}, {args.heads} heads, {args.layers}+{args.layers} layers,"
              f" batch {args.batch}, seq {args.seq}, source keeps {args.src_keep:.0%}, target {args.tgt_keep:.0%},"
-             f" {args.threads} thread(s); {gflop:.2f} dense GFLOP per pass (masked work counted); medians over"
+             f" {args.dtype}, {args.threads} thread(s); {gflop:.2f} dense GFLOP per pass (masked work counted); medians over"
              f" {args.rounds} interleaved rounds; xfbench commit {row['commit']}, {row['cpu']}"]
     fastest = None
     for python in torches:
@@ -236,6 +248,10 @@ def main():
                  f" {gflop / xf_ns * 1e9:8.2f} GFLOP/s   {100 * useful / xf_ns * 1e9 / peak:.1f}% of the measured peak"
                  f" in useful FLOPs ({useful:.2f} GFLOP; peak {peak:.1f} GFLOP/s); rounds: "
                  + " ".join(f"{t / 1e6:.1f}" for t in runs["xf"]) + " ms")
+    if "xf32" in runs:
+        xf32 = statistics.median(runs["xf32"])
+        lines.append(f"  xfbench {args.f32_variant:<21} in f32 on the same weights {xf32 / 1e6:10.2f} ms: {args.dtype} is"
+                     f" {xf32 / xf_ns:.2f}x f32 (rounds: " + " ".join(f"{t / 1e6:.1f}" for t in runs["xf32"]) + " ms)")
     if fastest:
         lines.append(f"headline: xfbench {args.variant} is {fastest[0] / xf_ns:.2f}x the speed of the fastest PyTorch"
                      f" path ({fastest[1]}, {fastest[0] / 1e6:.2f} ms)")
