@@ -37,11 +37,12 @@ static xf_row_rates rates_of(const xf_instance *in, const xf_timing *t, int thre
 {
     xf_row_rates r = {.roof = XF_ROOF_FMA, .pct_peak = -1.0, .useful_pct_peak = -1.0};
     if (peak.flops_1 <= 0) return r;
-    r.useful_pct_peak = 100.0 * in->useful_flops / t->median_ns / xf_peak_flops(&peak, threads);
+    const double flops = xf_peak_flops_of(&peak, in->c.dtype, threads); // bf16: the dot product's roof, if any
+    r.useful_pct_peak = 100.0 * in->useful_flops / t->median_ns / flops;
     const xf_stage_desc *desc = xf_stage_desc_of(in->c.stage);
     const xf_roof level = xf_peak_level(&peak, in->bytes, threads);
     const double bw = desc->read_roof ? xf_peak_read_bw(&peak, level, threads) : xf_peak_bw(&peak, level, threads);
-    if (!desc->memory_bound && bw * in->useful_flops / in->bytes >= xf_peak_flops(&peak, threads)) {
+    if (!desc->memory_bound && bw * in->useful_flops / in->bytes >= flops) {
         r.pct_peak = r.useful_pct_peak;
         return r;
     }
@@ -498,6 +499,9 @@ static int cmd_peak(const xf_machine *m)
             printf(" %d (%s)", xf_gemm_kc(xf_registry_family(i)->gemm_nr), xf_registry_family(i)->name);
     printf("; streaming stores from %zu MiB read+written; libxsmm k slice %d; omp chunks of %zu KiB of rows\n",
            b->stream_working_set >> 20, b->xsmm_kc, b->chunk >> 10);
+    if (peak.bf16_1 > 0)
+        printf("peak: bf16 dot product %.1f GFLOP/s on 1 thread (%s), %.1f on %d\n", peak.bf16_1, peak.bf16_family,
+               peak.bf16_all, peak.procs);
     printf("peak: FMA %.1f GFLOP/s on 1 thread (%s), %.1f on %d; DRAM triad %.1f GB/s on 1, %.1f on %d; DRAM read"
            " %.1f GB/s on 1, %.1f on %d; cached in %s\n",
            peak.flops_1, peak.flops_family, peak.flops_all, peak.procs, peak.bw_1[XF_ROOF_DRAM],
@@ -523,6 +527,9 @@ static int cmd_bench(const xf_options *o, const xf_machine *m, int breakdown)
            o->threads, xf_peak_flops(&peak, o->threads), peak.flops_family, xf_peak_bw(&peak, XF_ROOF_L1, o->threads),
            xf_peak_bw(&peak, XF_ROOF_L2, o->threads), xf_peak_bw(&peak, XF_ROOF_L3, o->threads),
            xf_peak_bw(&peak, XF_ROOF_DRAM, o->threads), xf_peak_read_bw(&peak, XF_ROOF_DRAM, o->threads));
+    if (o->shape.dtype == XF_BF16)
+        printf("# bf16 rows: compute roof %.1f GFLOP/s (%s)\n", xf_peak_flops_of(&peak, XF_BF16, o->threads),
+               peak.bf16_family[0] ? peak.bf16_family : "no bf16 dot product here: the fp32 FMA roof");
     printf("%-13s %-24s %-44s %10s %10s %6s %8s %8s %8s %7s %-4s %9s  %s\n", "stage", "variant", "shape",
            "median_ms", "min_ms", "sprd%", "GFLOP/s", "useful", "GB/s", "%peak", "roof", "prep_ms", "check");
     int any = 0;

@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 
+#include "../kernels/xf_common.h"
 #include "machine.h"
 
 typedef enum { XF_ROOF_L1, XF_ROOF_L2, XF_ROOF_L3, XF_ROOF_DRAM, XF_NLEVELS, XF_ROOF_FMA = XF_NLEVELS } xf_roof;
@@ -22,6 +23,8 @@ typedef struct {
     double ws[XF_NLEVELS];     // working set each level was measured at, bytes, 1 thread
     double cache[3];           // L1d, L2 per core, L3 in all, bytes (variants/isa/caches.h)
     char flops_family[16];     // the family whose vectors gave flops_*
+    double bf16_1, bf16_all;   // GFLOP/s of a bf16 dot product (vdpbf16ps), 0 where none runs
+    char bf16_family[16];      // the family it was measured in, "" if none
 } xf_peak;
 
 // Measures (printing a table to log if not NULL). 0, or -1 if nothing
@@ -41,6 +44,10 @@ void xf_peak_save(const xf_peak *p, const xf_machine *m);
 // The roof a run on `threads` threads is measured against: the 1-thread
 // value, scaled by threads up to the all-thread value.
 double xf_peak_flops(const xf_peak *p, int threads);
+// The compute roof of rows of dtype d: bf16 rows against the bf16 dot
+// product's where the CPU has one (else the fp32 FMA's: the AVX2 bf16
+// kernels widen to fp32 and use FMA).
+double xf_peak_flops_of(const xf_peak *p, xf_dtype d, int threads);
 double xf_peak_bw(const xf_peak *p, xf_roof level, int threads);
 // The read-only roof: what bounds a stage whose traffic is reads (a decode
 // step streams weights and caches and writes a few rows). On the Zen 3 of

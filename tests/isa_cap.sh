@@ -17,17 +17,21 @@ err=$(XFBENCH_MAX_ISA=sse9 "$bin" check --stage linear 2>&1 >/dev/null)
 
 # Whatever this CPU lacks or the cap removes: the family and its compound
 # stages are unavailable, and a check of them exits 77.
-for cap in avx2 scalar; do
-    fams="avx512"
-    [ $cap = scalar ] && fams="avx512 avx2 omp"
+for cap in avx512 avx2 scalar; do
+    fams="avx512bf16"
+    [ $cap = avx2 ] && fams="avx512bf16 avx512"
+    [ $cap = scalar ] && fams="avx512bf16 avx512 avx2 omp avx2bf16"
     for fam in $fams; do
+        # bf16-only families: their linear is dtype=bf16, their checks need --dtype bf16
+        dt=f32
+        "$bin" list | grep -q "^linear *$fam .*dtype=bf16" && dt=bf16
         "$bin" list | grep -q "^linear *$fam " || continue # not built
         XFBENCH_MAX_ISA=$cap "$bin" list | grep -q "^linear *$fam *n/a" || fail "$fam not unavailable under $cap"
         XFBENCH_MAX_ISA=$cap "$bin" list | grep -q "^forward *$fam *n/a" ||
             fail "forward $fam listed as runnable under $cap"
-        XFBENCH_MAX_ISA=$cap "$bin" check --stage forward --variant "$fam" --seq 3 --layers 1 >/dev/null
+        XFBENCH_MAX_ISA=$cap "$bin" check --stage forward --variant "$fam" --seq 3 --layers 1 --dtype $dt >/dev/null
         [ $? -eq 77 ] || fail "check of forward $fam under $cap did not skip with 77"
-        XFBENCH_MAX_ISA=$cap "$bin" bench --stage forward --variant "$fam" --seq 3 --layers 1 --min-time 0 >/dev/null
+        XFBENCH_MAX_ISA=$cap "$bin" bench --stage forward --variant "$fam" --seq 3 --layers 1 --min-time 0 --dtype $dt >/dev/null
         [ $? -eq 77 ] || fail "bench of forward $fam under $cap did not skip with 77"
     done
 done
@@ -36,6 +40,14 @@ if runs avx512; then
         fail "avx512 not listed as capped under XFBENCH_MAX_ISA=avx2"
 else
     echo "note: this CPU or build has no avx512 family: its cap is not observable here"
+fi
+if runs avx512bf16; then
+    XFBENCH_MAX_ISA=avx512 "$bin" list | grep -q '^linear *avx512bf16 *n/a.*capped by XFBENCH_MAX_ISA' ||
+        fail "avx512bf16 not listed as capped under XFBENCH_MAX_ISA=avx512"
+    XFBENCH_MAX_ISA=avx512 "$bin" check --variant avx2bf16 --dtype bf16 --grid quick >/dev/null ||
+        fail "the avx2bf16 family fails with AVX512_BF16 capped off"
+else
+    echo "note: this CPU or build has no AVX512_BF16: the avx512bf16 cap is not observable here"
 fi
 
 if ! runs avx2; then

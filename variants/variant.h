@@ -58,6 +58,12 @@ typedef struct {
     // (decoding); NULL for the families without their own vectors.
     float (*read)(const float *b, long n);
     int isa;
+    // Families with a bf16 dot product (avx512bf16: vdpbf16ps): its
+    // throughput on this thread, GFLOP/s (2 flops per product and add), the
+    // roof of bf16 rows (harness/peak.c); NULL for the others (bf16 rows
+    // of a CPU without one are held against the fp32 FMA roof: their
+    // arithmetic is fp32 FMA).
+    double (*bf16_gflops)(double seconds);
     // SIMD families: columns of their GEMM's B panels (the k slice follows
     // from it: variants/isa/blocking.h); 0 for the others.
     int gemm_nr;

@@ -7,16 +7,17 @@
 static int env_cap(void)
 {
     const char *e = getenv("XFBENCH_MAX_ISA");
-    if (!e || !*e) return XF_ISA_AVX512;
+    if (!e || !*e) return XF_ISA_AVX512BF16;
     if (!strcmp(e, "scalar")) return XF_ISA_SCALAR;
     if (!strcmp(e, "avx2")) return XF_ISA_AVX2;
     if (!strcmp(e, "avx512")) return XF_ISA_AVX512;
+    if (!strcmp(e, "avx512bf16")) return XF_ISA_AVX512BF16;
     return -1;
 }
 
 const char *xf_isa_env_error(void)
 {
-    return env_cap() < 0 ? "XFBENCH_MAX_ISA must be scalar, avx2 or avx512" : NULL;
+    return env_cap() < 0 ? "XFBENCH_MAX_ISA must be scalar, avx2, avx512 or avx512bf16" : NULL;
 }
 
 const char *xf_isa_unavailable(xf_isa isa)
@@ -24,10 +25,11 @@ const char *xf_isa_unavailable(xf_isa isa)
     __builtin_cpu_init();
     if (isa == XF_ISA_AVX2 && !(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")))
         return "this CPU lacks AVX2 or FMA";
-    if (isa == XF_ISA_AVX512 &&
+    if (isa >= XF_ISA_AVX512 &&
         !(__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq")))
         return "this CPU lacks AVX-512 F/BW/VL/DQ";
+    if (isa == XF_ISA_AVX512BF16 && !__builtin_cpu_supports("avx512bf16")) return "this CPU lacks AVX512_BF16";
     if ((int)isa > env_cap()) return "capped by XFBENCH_MAX_ISA";
     return NULL;
 }
@@ -37,11 +39,11 @@ const char *xf_isa_unavailable(xf_isa isa)
 // detection. SSE4.1 is oneDNN's floor; OpenBLAS's Nehalem kernels use no
 // AVX; libxsmm's "generic" has no JIT (its dispatch returns NULL).
 static const struct {
-    const char *var, *level[3]; // by xf_isa: scalar, avx2, avx512
+    const char *var, *level[4]; // by xf_isa: scalar, avx2, avx512, avx512bf16
 } peer_caps[] = {
-    {"ONEDNN_MAX_CPU_ISA", {"SSE41", "AVX2", NULL}},
-    {"LIBXSMM_TARGET", {"generic", "hsw", NULL}},
-    {"OPENBLAS_CORETYPE", {"Nehalem", "Haswell", NULL}},
+    {"ONEDNN_MAX_CPU_ISA", {"SSE41", "AVX2", "AVX512_CORE_VNNI", NULL}},
+    {"LIBXSMM_TARGET", {"generic", "hsw", "clx", NULL}},
+    {"OPENBLAS_CORETYPE", {"Nehalem", "Haswell", NULL, NULL}},
 };
 
 int xf_isa_cap_peers(void)

@@ -1,12 +1,14 @@
 // Which instruction sets the SIMD families may use here: what the CPU
-// reports, capped by XFBENCH_MAX_ISA (scalar | avx2 | avx512), in the
+// reports, capped by XFBENCH_MAX_ISA (scalar | avx2 | avx512 | avx512bf16:
+// avx512 leaves AVX512_BF16 out, so the bf16 families' AVX2 path runs on a
+// CPU that has it), in the
 // spirit of oneDNN's ONEDNN_MAX_CPU_ISA, so that the AVX2 path is tested on
 // an AVX-512 machine and a missing feature shows as "unavailable", never
 // as SIGILL.
 #ifndef XF_ISA_H
 #define XF_ISA_H
 
-typedef enum { XF_ISA_SCALAR, XF_ISA_AVX2, XF_ISA_AVX512 } xf_isa;
+typedef enum { XF_ISA_SCALAR, XF_ISA_AVX2, XF_ISA_AVX512, XF_ISA_AVX512BF16 } xf_isa;
 
 // NULL if XFBENCH_MAX_ISA is unset or valid, else a one-line complaint.
 const char *xf_isa_env_error(void);

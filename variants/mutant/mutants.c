@@ -8,6 +8,9 @@
 #include <string.h>
 
 #include "../naive/naive.h"
+#ifdef XF_HAVE_AVX512BF16
+#include "../avx512bf16/family.h"
+#endif
 
 // Attention without the 1/sqrt(dk) scale: feeding Q * sqrt(dk) to the
 // correct kernel computes exactly softmax(Q K^T) V.
@@ -162,6 +165,14 @@ static const xf_variant variants[] = {
      .summary = "bf16 output truncated, not rounded to nearest even", .math_ulp = 1.0, .run = bf16_truncated},
     {.stage = XF_LINEAR, .family = "mutant", .name = "mutant-bf16-accumulator", .dtype = XF_BF16,
      .summary = "bf16 accumulator (rounded after every term)", .math_ulp = 1.0, .run = bf16_accumulator},
+#ifdef XF_HAVE_AVX512BF16
+    // The avx512bf16 linear with the second pair of k dropped from its
+    // packed panels: 2 of k terms missing from every output.
+    {.stage = XF_LINEAR, .family = "mutant", .name = "mutant-bf16-dropped-pair", .dtype = XF_BF16,
+     .summary = "avx512bf16 linear, pair 1 of k left out of the packed panels",
+     .unavailable = xf_avx512bf16_unavailable, .prepare = xf_avx512bf16_linear_prepare_dropped_pair,
+     .run = xf_avx512bf16_linear_run, .release = xf_avx512bf16_linear_release},
+#endif
     XF_VARIANTS_END,
 };
 

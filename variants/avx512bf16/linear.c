@@ -1,0 +1,235 @@
+// bf16 linear with AVX512_BF16: y = x W^T + b, x, W and y in bf16, each pair
+// of products summed into fp32 by vdpbf16ps (lane i of the accumulator +=
+// a[2i] b[2i] + a[2i+1] b[2i+1], both products exact).
+// - GEMM: W is packed in prepare into panels of NR = 64 columns with the
+//   pairs of k interleaved, [panel][k/2][64][2]: one zmm is 16 columns x one
+//   pair of k, and the same pair of x's row (adjacent in memory: read in
+//   place, broadcast as one 32-bit value) meets it in every lane. A 6 x 64
+//   micro-tile keeps 24 zmm accumulators, 4 B loads and 1 broadcast in
+//   registers, as the fp32 avx512 tile does; an odd k's last pair has a
+//   zero second half in both. Column blocks of B are sized to half the L2
+//   (variants/isa/blocking.c).
+// - At most FEW rows (a decode step): W streamed in its own layout, each
+//   weight row dotted 32 k at a time with every x row, no widening at all.
+// vdpbf16ps flushes denormal inputs and results to zero; the bound's
+// "tiny" term does not cover that, so values below 2^-126 (which the
+// harness never draws) could exceed it by 2^-126 per term.
+// Not run on the machine this was written on (a Zen 3 without AVX-512):
+// the checks prove it on the first CPU with AVX512_BF16.
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../kernels/half.h"
+#include "../isa/blocking.h"
+#include "../isa/huge.h"
+#include "bf16x16.h"
+#include "family.h"
+
+enum { MR = 6, NR = 64, FEW = 4, U = 4 };
+
+typedef struct {
+    xf_bf16 *bp;   // W packed [panel][k/2 rounded up][NR][2], zero past n and k; few rows: W as given, (n,k)
+    float *bias;   // b widened, zero past n (whole panels)
+    xf_bf16 *pad;  // a zero-padded copy of a ragged last row panel, MR x k
+    int panels, pairs, few;
+} linear_ctx;
+
+// The pair (x[0], x[1]) as one 32-bit lane value, low half first
+// (little-endian, as vdpbf16ps pairs them), broadcast; and an odd k's last
+// element with a zero second half.
+static inline __m512bh pair_at(const xf_bf16 *x)
+{
+    uint32_t v;
+    memcpy(&v, x, sizeof v);
+    return (__m512bh)_mm512_set1_epi32((int)v);
+}
+static inline __m512bh last_at(const xf_bf16 *x) { return (__m512bh)_mm512_set1_epi32((int)(uint32_t)x[0]); }
+
+#define ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
+#define DECLARE(i) __m512 c##i##0 = b0, c##i##1 = b1, c##i##2 = b2, c##i##3 = b3;
+// A(i): row i's pair of this step (pair_at in the loop, last_at after it)
+#define STEP(i)                                                                                               \
+    {                                                                                                         \
+        const __m512bh a = A(i);                                                                               \
+        c##i##0 = _mm512_dpbf16_ps(c##i##0, a, w0), c##i##1 = _mm512_dpbf16_ps(c##i##1, a, w1);              \
+        c##i##2 = _mm512_dpbf16_ps(c##i##2, a, w2), c##i##3 = _mm512_dpbf16_ps(c##i##3, a, w3);              \
+    }
+#define OUT(i)                                                                                                \
+    if (relu)                                                                                                 \
+        c##i##0 = _mm512_max_ps(c##i##0, zero), c##i##1 = _mm512_max_ps(c##i##1, zero),                       \
+        c##i##2 = _mm512_max_ps(c##i##2, zero), c##i##3 = _mm512_max_ps(c##i##3, zero);                       \
+    _mm256_storeu_si256((__m256i *)(tile + (i) * NR), xf_bf16x16_round(c##i##0));                             \
+    _mm256_storeu_si256((__m256i *)(tile + (i) * NR + 16), xf_bf16x16_round(c##i##1));                        \
+    _mm256_storeu_si256((__m256i *)(tile + (i) * NR + 32), xf_bf16x16_round(c##i##2));                        \
+    _mm256_storeu_si256((__m256i *)(tile + (i) * NR + 48), xf_bf16x16_round(c##i##3));
+
+// y (rows x cols of the tile, row stride n) = bf16(relu(A B + bias)); A is
+// MR rows of stride lda, read in place; B one packed panel.
+static void micro_tile(int k, const xf_bf16 *ap, size_t lda, const xf_bf16 *bp, const float *bias, int relu,
+                       xf_bf16 *y, int n, int rows, int cols)
+{
+    const __m512 b0 = _mm512_loadu_ps(bias), b1 = _mm512_loadu_ps(bias + 16), b2 = _mm512_loadu_ps(bias + 32),
+                 b3 = _mm512_loadu_ps(bias + 48), zero = _mm512_setzero_ps();
+    ROWS(DECLARE)
+    int p = 0;
+#define A(i) pair_at(ap + (size_t)(i) * lda + 2 * p)
+    for (; 2 * p + 1 < k; p++, bp += 2 * NR) {
+        const __m512bh w0 = (__m512bh)_mm512_loadu_si512(bp), w1 = (__m512bh)_mm512_loadu_si512(bp + 32),
+                       w2 = (__m512bh)_mm512_loadu_si512(bp + 64), w3 = (__m512bh)_mm512_loadu_si512(bp + 96);
+        ROWS(STEP)
+    }
+#undef A
+#define A(i) last_at(ap + (size_t)(i) * lda + 2 * p)
+    if (2 * p < k) { // an odd k: the packed pair's second half is zero too
+        const __m512bh w0 = (__m512bh)_mm512_loadu_si512(bp), w1 = (__m512bh)_mm512_loadu_si512(bp + 32),
+                       w2 = (__m512bh)_mm512_loadu_si512(bp + 64), w3 = (__m512bh)_mm512_loadu_si512(bp + 96);
+        ROWS(STEP)
+    }
+#undef A
+    xf_bf16 tile[MR * NR];
+    ROWS(OUT)
+    for (int i = 0; i < rows; i++) memcpy(y + (size_t)i * n, tile + i * NR, (size_t)cols * sizeof *y);
+}
+
+// y[r][j] for the M x rows at x (row stride k) and weight row w: U
+// independent accumulators per x row cover vdpbf16ps's latency; the last
+// k % 32 by masked loads (zeros past the end).
+static inline __attribute__((always_inline)) void dot_rows(const int M, const xf_linear_args *a, const xf_bf16 *w,
+                                                           float bias, int j)
+{
+    const int k = a->k;
+    __m512 acc[FEW][U];
+    for (int r = 0; r < M; r++)
+        for (int u = 0; u < U; u++) acc[r][u] = _mm512_setzero_ps();
+    int p = 0;
+    for (; p + 32 * U <= k; p += 32 * U)
+        for (int u = 0; u < U; u++) {
+            const __m512bh wv = (__m512bh)_mm512_loadu_si512(w + p + 32 * u);
+            for (int r = 0; r < M; r++)
+                acc[r][u] = _mm512_dpbf16_ps(
+                    acc[r][u], (__m512bh)_mm512_loadu_si512(a->x16 + (size_t)r * k + p + 32 * u), wv);
+        }
+    for (; p < k; p += 32) {
+        const __mmask32 m = k - p >= 32 ? ~(__mmask32)0 : (((__mmask32)1 << (k - p)) - 1);
+        const __m512bh wv = (__m512bh)_mm512_maskz_loadu_epi16(m, w + p);
+        for (int r = 0; r < M; r++)
+            acc[r][0] = _mm512_dpbf16_ps(acc[r][0], (__m512bh)_mm512_maskz_loadu_epi16(m, a->x16 + (size_t)r * k + p),
+                                         wv);
+    }
+    for (int r = 0; r < M; r++) {
+        const __m512 s = _mm512_add_ps(_mm512_add_ps(acc[r][0], acc[r][1]), _mm512_add_ps(acc[r][2], acc[r][3]));
+        float v = xf_f32x16_hsum(s) + bias;
+        if (a->relu && v < 0.0f) v = 0.0f;
+        a->y16[(size_t)r * a->n + j] = xf_bf16_from_f32(v);
+    }
+}
+
+static void few_rows(const xf_linear_args *a, const linear_ctx *l)
+{
+    const xf_bf16 *w = l->bp;
+    switch (a->m) {
+    case 1: for (int j = 0; j < a->n; j++) dot_rows(1, a, w + (size_t)j * a->k, l->bias[j], j); break;
+    case 2: for (int j = 0; j < a->n; j++) dot_rows(2, a, w + (size_t)j * a->k, l->bias[j], j); break;
+    case 3: for (int j = 0; j < a->n; j++) dot_rows(3, a, w + (size_t)j * a->k, l->bias[j], j); break;
+    default: for (int j = 0; j < a->n; j++) dot_rows(4, a, w + (size_t)j * a->k, l->bias[j], j); break;
+    }
+}
+
+// x is (m,k) bf16, w (n,k) bf16 (PyTorch's layout), y (m,n) bf16
+void xf_avx512bf16_linear_run(const void *args, void *ctx)
+{
+    const xf_linear_args *a = args;
+    linear_ctx *l = ctx;
+    if (l->few) {
+        few_rows(a, l);
+        return;
+    }
+    const size_t panel_bytes = (size_t)l->pairs * 2 * NR * sizeof(xf_bf16);
+    int block = (int)(xf_blocking_get()->gemm_b_block / (panel_bytes ? panel_bytes : 1));
+    if (block < 1) block = 1;
+    for (int p0 = 0; p0 < l->panels; p0 += block) {
+        const int p1 = p0 + block < l->panels ? p0 + block : l->panels;
+        for (int r0 = 0; r0 < a->m; r0 += MR) {
+            const int rows = a->m - r0 < MR ? a->m - r0 : MR;
+            const xf_bf16 *ap = a->x16 + (size_t)r0 * a->k;
+            if (rows < MR) { // the ragged last panel: its rows and zeros, so the tile reads MR rows
+                memcpy(l->pad, ap, (size_t)rows * a->k * sizeof *ap);
+                ap = l->pad;
+            }
+            for (int p = p0; p < p1; p++) {
+                const int cols = a->n - p * NR < NR ? a->n - p * NR : NR;
+                micro_tile(a->k, ap, (size_t)a->k, l->bp + (size_t)p * l->pairs * 2 * NR, l->bias + (size_t)p * NR,
+                           a->relu, a->y16 + (size_t)r0 * a->n + (size_t)p * NR, a->n, rows, cols);
+            }
+        }
+    }
+}
+
+void xf_avx512bf16_linear_release(void *ctx)
+{
+    linear_ctx *l = ctx;
+    if (!l) return;
+    free(l->bp), free(l->bias), free(l->pad);
+    free(l);
+}
+
+// dropped: the mutant's bug, pair 1 of k packed as zeros.
+static int prepare(const xf_linear_args *a, void **ctx, int dropped)
+{
+    linear_ctx *l = calloc(1, sizeof *l);
+    if (!l) return -1;
+    l->panels = (a->n + NR - 1) / NR;
+    l->pairs = (a->k + 1) / 2;
+    l->few = a->m <= FEW;
+    l->bp = xf_alloc_huge(((size_t)l->panels * l->pairs * 2 * NR + 1) * sizeof(xf_bf16));
+    l->bias = calloc((size_t)l->panels * NR, sizeof(float));
+    l->pad = calloc((size_t)MR * a->k + 1, sizeof(xf_bf16));
+    if (!l->bp || !l->bias || !l->pad) {
+        xf_avx512bf16_linear_release(l);
+        return -1;
+    }
+    for (int j = 0; a->b16 && j < a->n; j++) l->bias[j] = xf_bf16_to_f32(a->b16[j]);
+    if (l->few) { // in huge pages, as given: streamed once per call
+        memcpy(l->bp, a->w16, (size_t)a->n * a->k * sizeof(xf_bf16));
+        if (dropped)
+            for (int j = 0; j < a->n; j++)
+                for (int e = 2; e < 4 && e < a->k; e++) l->bp[(size_t)j * a->k + e] = 0;
+        *ctx = l;
+        return 0;
+    }
+    for (int p = 0; p < l->panels; p++)
+        for (int q = 0; q < l->pairs; q++)
+            for (int j = 0; j < NR; j++)
+                for (int e = 0; e < 2; e++) {
+                    const int col = p * NR + j, kk = 2 * q + e;
+                    const int keep = col < a->n && kk < a->k && !(dropped && q == 1);
+                    l->bp[(((size_t)p * l->pairs + q) * NR + j) * 2 + e] = keep ? a->w16[(size_t)col * a->k + kk] : 0;
+                }
+    *ctx = l;
+    return 0;
+}
+
+int xf_avx512bf16_linear_prepare(const void *args, void **ctx) { return prepare(args, ctx, 0); }
+int xf_avx512bf16_linear_prepare_dropped_pair(const void *args, void **ctx) { return prepare(args, ctx, 1); }
+
+// lm_head: the linear with the table as its weight, no bias.
+static xf_linear_args as_linear(const xf_lm_head_args *h)
+{
+    return (xf_linear_args){.m = h->rows, .n = h->vocab, .k = h->d_model, .dtype = XF_BF16, .x16 = h->x16,
+                            .w16 = h->table16, .y16 = h->logits16};
+}
+
+int xf_avx512bf16_lm_head_prepare(const void *args, void **ctx)
+{
+    const xf_linear_args l = as_linear(args);
+    return xf_avx512bf16_linear_prepare(&l, ctx);
+}
+
+void xf_avx512bf16_lm_head_run(const void *args, void *ctx)
+{
+    const xf_linear_args l = as_linear(args);
+    xf_avx512bf16_linear_run(&l, ctx);
+}
+
+void xf_avx512bf16_lm_head_release(void *ctx) { xf_avx512bf16_linear_release(ctx); }
