@@ -503,7 +503,7 @@ static int cmd_peak(const xf_machine *m)
         printf("peak: bf16 dot product %.1f GFLOP/s on 1 thread (%s), %.1f on %d\n", peak.bf16_1, peak.bf16_family,
                peak.bf16_all, peak.procs);
     printf("peak: FMA %.1f GFLOP/s on 1 thread (%s), %.1f on %d; DRAM triad %.1f GB/s on 1, %.1f on %d; DRAM read"
-           " %.1f GB/s on 1, %.1f on %d; cached in %s\n",
+           " %.1f GB/s on 1, %.1f on %d; cached in %s (each roof the highest measured on this machine)\n",
            peak.flops_1, peak.flops_family, peak.flops_all, peak.procs, peak.bw_1[XF_ROOF_DRAM],
            peak.bw_all[XF_ROOF_DRAM], peak.procs, peak.rd_1[XF_ROOF_DRAM], peak.rd_all[XF_ROOF_DRAM], peak.procs, path);
     return 0;

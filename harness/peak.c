@@ -319,9 +319,23 @@ int xf_peak_load(xf_peak *p, const xf_machine *m)
     return ok && p->flops_1 > 0 ? 0 : -1;
 }
 
-void xf_peak_save(const xf_peak *p, const xf_machine *m)
+static void keep_max(double *now, double before)
+{
+    if (before > *now) *now = before;
+}
+
+void xf_peak_save(xf_peak *p, const xf_machine *m)
 {
     char path[512], k[512];
+    xf_peak old;
+    if (xf_peak_load(&old, m) == 0 && old.procs == p->procs) {
+        keep_max(&p->flops_1, old.flops_1), keep_max(&p->flops_all, old.flops_all);
+        keep_max(&p->bf16_1, old.bf16_1), keep_max(&p->bf16_all, old.bf16_all);
+        for (int l = 0; l < XF_NLEVELS; l++) {
+            keep_max(&p->bw_1[l], old.bw_1[l]), keep_max(&p->bw_all[l], old.bw_all[l]);
+            keep_max(&p->rd_1[l], old.rd_1[l]), keep_max(&p->rd_all[l], old.rd_all[l]);
+        }
+    }
     xf_peak_cache_path(path, sizeof path);
     xf_cache_mkdirs(path);
     FILE *f = fopen(path, "w");

@@ -39,7 +39,11 @@ void xf_cache_path(const char *file, char *buf, size_t size);
 void xf_cache_mkdirs(char *path);
 // 0 if the cache holds this machine's peaks.
 int xf_peak_load(xf_peak *p, const xf_machine *m);
-void xf_peak_save(const xf_peak *p, const xf_machine *m);
+// Caches p, each roof the highest of p's and the cache's (p updated): a
+// busy host only ever slows a roof's measurement down (a neighbour's
+// threads, a sibling VM's memory traffic), so the highest measured is the
+// nearest the physical roof; a low one would put rows above 100%.
+void xf_peak_save(xf_peak *p, const xf_machine *m);
 
 // The roof a run on `threads` threads is measured against: the 1-thread
 // value, scaled by threads up to the all-thread value.

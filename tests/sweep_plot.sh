@@ -44,9 +44,22 @@ else
 fi
 XFBENCH_HOST=local sweep forward >/dev/null 2>&1 || fail "quick forward sweep"
 XFBENCH_HOST=local sweep decode >/dev/null 2>&1 || fail "quick decode sweep"
+# bf16 beside fp32: every point in both dtypes, each row of its own dtype
+XFBENCH_HOST=local sweep precision >"$tmp/plog2" 2>&1 || fail "quick precision sweep: $(tail -3 "$tmp/plog2")"
+/usr/bin/python3 - "$tmp/out/local/precision.csv" <<'PY' || fail "the precision sweep's rows are not both dtypes of each point"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+by = {}
+for r in rows:
+    by.setdefault((r["stage"], r["dtype"]), set()).add(r["variant"])
+assert {d for _, d in by} == {"f32", "bf16"}, by
+assert all((s, "f32") in by and (s, "bf16") in by for s, _ in by), by
+assert "avx2bf16" not in by.get(("linear", "f32"), ()) and "avx2" not in by.get(("linear", "bf16"), ()), by
+PY
 /usr/bin/python3 "$top/scripts/py/plot.py" "$tmp/out/seq.csv" "$tmp/out/local/dk.csv" "$tmp/out/local/forward.csv" \
-    "$tmp/out/local/decode.csv" --out "$tmp/plots" >"$tmp/plotlog" 2>&1 || fail "plot: $(cat "$tmp/plotlog")"
-for p in attention_vs_seq attention_vs_dk roofline forward_stages speedup_vs_blas decode_vs_batch; do
+    "$tmp/out/local/decode.csv" "$tmp/out/local/precision.csv" --out "$tmp/plots" >"$tmp/plotlog" 2>&1 ||
+    fail "plot: $(cat "$tmp/plotlog")"
+for p in attention_vs_seq attention_vs_dk roofline forward_stages speedup_vs_blas decode_vs_batch bf16_speedup; do
     for ext in png svg; do
         [ -s "$tmp/plots/$p.$ext" ] || fail "no $p.$ext"
     done

@@ -1,8 +1,9 @@
 """Plots from xfbench CSVs (bench --csv, scripts/sweep): GFLOP/s against seq
 (a panel per dk), heads and dk; speedup over naive and over the blas peer;
 a roofline with every roof the machine measured (FMA, and triad bandwidth
-of L1, L2, L3 and DRAM); forward time by stage; and throughput against
-threads. Rates are useful GFLOP/s where the CSV has them (masked attention
+of L1, L2, L3 and DRAM); forward time by stage; throughput against
+threads; and bf16 against fp32 per stage and shape (the fastest variant of
+each dtype). Rates are useful GFLOP/s where the CSV has them (masked attention
 pairs not counted: kernels/counts.c), dense otherwise. PNG and SVG of each into --out. Only rows that
 passed their check are plotted. Run with /usr/bin/python3 (Debian's
 matplotlib): scripts/plot FILE.csv [FILE.csv ...] [--out DIR]."""
@@ -88,7 +89,9 @@ def caption(rows):
 
 
 def label(r, multi_host):
-    return r["variant"] + (f" @{r.get('host')}" if multi_host else "")
+    """The variant, " bf16" for rows of that dtype (naive runs both), and the host if several."""
+    return (r["variant"] + (" bf16" if r.get("dtype") == "bf16" else "")
+            + (f" @{r.get('host')}" if multi_host else ""))
 
 
 def med(values):
@@ -326,6 +329,37 @@ def decode_batches(rows, out, made, multi_host):
     save(fig, out, "decode_vs_batch", rows, made)
 
 
+def precision(rows, out, made):
+    """bf16 against fp32: per stage, shape and thread count, the fastest
+    fp32 variant's median time over the fastest bf16 variant's (bars above
+    1: bf16 faster), each bar named with the two winners."""
+    runs = defaultdict(list)  # (stage, shape, threads), dtype, variant -> medians of its rows
+    for r in rows:
+        key = (r["stage"], r.get("shape", "").replace(" dtype=bf16", "").strip(), r["threads"])
+        runs[key, r.get("dtype") or "f32", r["variant"]].append(r["median_ns"])
+    best = defaultdict(dict)  # (stage, shape, threads) -> dtype -> (median ns, variant)
+    for (key, dtype, variant), ts in runs.items():
+        t = med(ts)
+        if dtype not in best[key] or t < best[key][dtype][0]:
+            best[key][dtype] = (t, variant)
+    pairs = [(k, d["f32"], d["bf16"]) for k, d in sorted(best.items()) if "f32" in d and "bf16" in d]
+    if not pairs:
+        return
+    fig, ax = plt.subplots(figsize=(8, 1.2 + 0.45 * len(pairs)))
+    names = [f"{k[0]} {k[1][:48]}{' t' + k[2] if k[2] != '1' else ''}\n{f[1]} / {b[1]}" for k, f, b in pairs]
+    ratios = [f[0] / b[0] for _, f, b in pairs]
+    ax.barh(range(len(pairs)), ratios, color=["tab:green" if x >= 1 else "tab:red" for x in ratios])
+    ax.axvline(1.0, color="black", lw=1)
+    for i, x in enumerate(ratios):
+        ax.text(x, i, f" {x:.2f}x", va="center", fontsize=7)
+    ax.set_yticks(range(len(pairs)))
+    ax.set_yticklabels(names, fontsize=6)
+    ax.invert_yaxis()
+    ax.set_xlabel("bf16 speedup: fastest fp32 time / fastest bf16 time (same run)")
+    fig.suptitle("bf16 against fp32, per stage and shape (fastest variant of each dtype)")
+    save(fig, out, "bf16_speedup", rows, made)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("csv", nargs="+")
@@ -346,6 +380,7 @@ def main():
     roofline(rows, args.out, made, multi_host)
     forward_stages(rows, args.out, made, multi_host)
     decode_batches(rows, args.out, made, multi_host)
+    precision(rows, args.out, made)
     line_panels([r for r in rows if r["stage"] in ("linear", "attention")], "threads",
                 "Throughput against threads (pinned)", args.out, "threads", made, multi_host, logx=False)
     if not made:

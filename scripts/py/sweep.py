@@ -43,8 +43,8 @@ def linear_gflop(p):
 
 # A point: the xfbench options, the parameter hyperfine's -L names, and the
 # CSV columns that identify its rows.
-def point(stage, param, threads=1, **shape):
-    return {"stage": stage, "param": param, "threads": threads, **shape}
+def point(stage, param, threads=1, dtype="f32", **shape):
+    return {"stage": stage, "param": param, "threads": threads, "dtype": dtype, **shape}
 
 
 def sweeps(quick):
@@ -56,6 +56,8 @@ def sweeps(quick):
         fwd = [dict(seq=16, layers=1, heads=2, dk=16)]
         thr = dict(seq=64, heads=2, dk=16, n=96, k=32)
         dec_batches, dec_depths, dec = (1, 4), (0, 16), dict(heads=2, dk=16, seq=16)
+        prec = [("linear", dict(seq=16, n=96, k=32)), ("attention", base),
+                ("decode_layer", dict(batch=1, depth=8, heads=2, dk=16, seq=16))]
     else:
         dks, heads, seqs = (16, 32, 64, 128, 256), (1, 2, 4, 8, 16), tuple(2 ** i for i in range(6, 13))
         base = {"heads": 8, "dk": 64, "seq": 512}
@@ -65,6 +67,13 @@ def sweeps(quick):
         # Decoding: batch 1..64 at depth 128 (where a step turns from
         # bandwidth- to compute-bound), depth 0..2048 at batch 1; source 128.
         dec_batches, dec_depths, dec = (1, 2, 4, 8, 16, 32, 64), (0, 128, 512, 1024, 2048), dict(heads=8, dk=64, seq=128)
+        # bf16 beside fp32: the GEMM and weight-streaming linears, attention,
+        # Add & Norm, a decode step and the whole pass.
+        prec = [("linear", dict(seq=512, n=1536, k=512)), ("linear", dict(seq=512, n=512, k=2048)),
+                ("linear", dict(seq=1, n=32000, k=512)), ("attention", base),
+                ("add_layernorm", dict(seq=2048, heads=8, dk=64, batch=8)),
+                ("decode_layer", dict(batch=1, depth=128, heads=8, dk=64, seq=128)),
+                ("forward", dict(seq=128, layers=6, heads=8, dk=64))]
     s = {
         "dk": [point("attention", "dk", **{**base, "dk": d}) for d in dks],
         "heads": [point("attention", "heads", **{**base, "heads": h}) for h in heads],
@@ -77,21 +86,23 @@ def sweeps(quick):
                     for st in ("linear", "attention") for t in (1, 2)],
         "decode": [point("decode_layer", "batch", batch=b, depth=dec_depths[1], **dec) for b in dec_batches] +
                   [point("decode_layer", "depth", batch=1, depth=dp, **dec) for dp in dec_depths if dp != dec_depths[1]],
+        "precision": [point(st, "dtype", dtype=dt, **shape) for st, shape in prec for dt in ("f32", "bf16")],
     }
-    s["all"] = [p for name in ("dk", "heads", "seq", "linear", "forward", "threads", "decode") for p in s[name]]
+    s["all"] = [p for name in ("dk", "heads", "seq", "linear", "forward", "threads", "decode", "precision")
+                for p in s[name]]
     return s
 
 
-def available(xfbench, stage):
-    """The fp32 variants of stage that run here (`list` marks the bf16 ones "dtype=bf16:")."""
+def available(xfbench, stage, dtype):
+    """The variants of stage in dtype that run here (`list` marks the bf16 ones "dtype=bf16:")."""
     out = subprocess.run([xfbench, "list"], capture_output=True, text=True, check=True).stdout
     names = [ln.split()[1] for ln in out.splitlines()[1:]
-             if ln.split()[0] == stage and ln.split()[2] == "ok" and " dtype=bf16: " not in ln]
+             if ln.split()[0] == stage and ln.split()[2] == "ok" and (" dtype=bf16: " in ln) == (dtype == "bf16")]
     return [n for n in names if n != "best"]
 
 
 def variants_for(xfbench, p):
-    vs = available(xfbench, p["stage"])
+    vs = available(xfbench, p["stage"], p["dtype"])
     gf = attention_gflop(p) if p["stage"] == "attention" else linear_gflop(p) if p["stage"] == "linear" else None
     if p["stage"] == "softmax":
         gf = p["heads"] * p["seq"] ** 2 * 5 / 1e9
@@ -117,7 +128,8 @@ def options(p, value_placeholder=True):
             v = "{%s}" % key if value_placeholder and key == p["param"] else str(p[key])
             o += [f"--{key}", v]
     v = "{threads}" if value_placeholder and p["param"] == "threads" else str(p["threads"])
-    return o + ["--threads", v, "--pad", "some"]
+    dt = "{dtype}" if value_placeholder and p["param"] == "dtype" else p["dtype"]
+    return o + ["--threads", v, "--pad", "some", "--dtype", dt]
 
 
 def matches(row, p):
@@ -126,6 +138,8 @@ def matches(row, p):
             "layers": p.get("layers"), "batch": p.get("batch")}
     # the depth is in the stage's own description (column shape)
     if "depth" in p and f"depth={p['depth']} " not in row.get("shape", "") + " ":
+        return False
+    if row.get("dtype", "f32") != p["dtype"]:
         return False
     return all(v is None or row.get(col) == str(v) for col, v in want.items())
 
@@ -139,7 +153,8 @@ def rows_of(path):
 
 def point_id(p):
     return "-".join([p["stage"]] + [f"{k}{p[k]}" for k in ("batch", "heads", "dk", "seq", "n", "k", "layers",
-                                                            "depth", "threads") if k in p])
+                                                            "depth", "threads") if k in p] +
+                    (["bf16"] if p["dtype"] == "bf16" else []))
 
 
 def run_point(args, p, csv_path, json_dir, index, total):
@@ -192,7 +207,8 @@ def merge(out, sweep):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("sweep", help="dk, heads, seq, linear, forward, threads, decode or all")
+    ap.add_argument("sweep", help="dk, heads, seq, linear, forward, threads, decode, precision (bf16 beside fp32)"
+                                  " or all")
     ap.add_argument("--quick", action="store_true", help="tiny shapes, under a minute (CI)")
     ap.add_argument("--out", default=os.path.join(TOP, "results", "sweeps"), help="results directory")
     ap.add_argument("--runs", type=int, default=2, help="hyperfine runs per point (each appends CSV rows)")

@@ -2,7 +2,9 @@
 // primitives. Primitive creation and weight reorders happen in prepare,
 // never in the timed region; run only sets data pointers and executes.
 //   linear:        matmul, weights reordered into the layout the primitive
-//                  prefers (format_tag any), bias and ReLU as attributes.
+//                  prefers (format_tag any), bias and ReLU as attributes;
+//                  in fp32, and in bf16 (--dtype bf16) where oneDNN has a
+//                  bf16 matmul for the CPU.
 //   softmax:       our pass for scale and mask (oneDNN's softmax takes
 //                  neither), its softmax primitive in place, zeros for rows
 //                  with no visible key (where it gives NaN).
@@ -86,13 +88,18 @@ static void free_prim(prim *p)
 }
 
 // The API takes full DNNL_MAX_NDIMS arrays; ours are as long as nd.
-static dnnl_memory_desc_t md_tag(int nd, const dnnl_dim_t *dims, dnnl_format_tag_t tag)
+static dnnl_memory_desc_t md_tag_of(int nd, const dnnl_dim_t *dims, dnnl_format_tag_t tag, dnnl_data_type_t dt)
 {
     dnnl_memory_desc_t md;
     dnnl_dims_t d = {0};
     memcpy(d, dims, (size_t)nd * sizeof *dims);
-    dnnl_memory_desc_init_by_tag(&md, nd, d, dnnl_f32, tag);
+    dnnl_memory_desc_init_by_tag(&md, nd, d, dt, tag);
     return md;
+}
+
+static dnnl_memory_desc_t md_tag(int nd, const dnnl_dim_t *dims, dnnl_format_tag_t tag)
+{
+    return md_tag_of(nd, dims, tag, dnnl_f32);
 }
 
 static dnnl_memory_desc_t md_strides(int nd, const dnnl_dim_t *dims, const dnnl_dim_t *strides)
@@ -121,6 +128,8 @@ static void linear_release(void *ctx)
     free(c);
 }
 
+// bf16 (dtype XF_BF16): source, weights, bias and destination in bf16,
+// oneDNN's accumulation in fp32 and its rounding of the output.
 static int linear_prepare(const void *args, void **ctx)
 {
     const xf_linear_args *a = args;
@@ -130,12 +139,16 @@ static int linear_prepare(const void *args, void **ctx)
     dnnl_primitive_desc_t pd = NULL, rpd = NULL;
     dnnl_primitive_t reorder = NULL;
     dnnl_memory_t user_w = NULL, packed_w = NULL;
+    const int bf16 = a->dtype == XF_BF16;
+    const dnnl_data_type_t dt = bf16 ? dnnl_bf16 : dnnl_f32;
+    const void *bias = bf16 ? (const void *)a->b16 : (const void *)a->b;
     if (!c || ready()) goto fail;
     dnnl_dim_t xd[2] = {a->m, a->k}, wd[2] = {a->k, a->n}, yd[2] = {a->m, a->n}, bd[2] = {1, a->n};
-    dnnl_memory_desc_t x = md_tag(2, xd, dnnl_ab), w_any = md_tag(2, wd, dnnl_format_tag_any),
-                       w_user = md_tag(2, wd, dnnl_ba), y = md_tag(2, yd, dnnl_ab), b = md_tag(2, bd, dnnl_ab);
+    dnnl_memory_desc_t x = md_tag_of(2, xd, dnnl_ab, dt), w_any = md_tag_of(2, wd, dnnl_format_tag_any, dt),
+                       w_user = md_tag_of(2, wd, dnnl_ba, dt), y = md_tag_of(2, yd, dnnl_ab, dt),
+                       b = md_tag_of(2, bd, dnnl_ab, dt);
     dnnl_matmul_desc_t desc;
-    OK(dnnl_matmul_desc_init(&desc, &x, &w_any, a->b ? &b : NULL, &y));
+    OK(dnnl_matmul_desc_init(&desc, &x, &w_any, bias ? &b : NULL, &y));
     OK(dnnl_primitive_attr_create(&attr));
     if (a->relu) {
         OK(dnnl_post_ops_create(&po));
@@ -147,7 +160,7 @@ static int linear_prepare(const void *args, void **ctx)
     c->weights = aligned_alloc(64, (dnnl_memory_desc_get_size(w_best) + 63) / 64 * 64 + 64);
     if (!c->weights) goto fail;
     // The weight reorder: once, here, as oneDNN users prepack.
-    OK(dnnl_memory_create(&user_w, &w_user, engine, (void *)a->w));
+    OK(dnnl_memory_create(&user_w, &w_user, engine, bf16 ? (void *)a->w16 : (void *)a->w));
     OK(dnnl_memory_create(&packed_w, w_best, engine, c->weights));
     OK(dnnl_reorder_primitive_desc_create(&rpd, &w_user, engine, w_best, engine, NULL));
     OK(dnnl_primitive_create(&reorder, rpd));
@@ -156,7 +169,7 @@ static int linear_prepare(const void *args, void **ctx)
     OK(dnnl_stream_wait(stream));
     OK(dnnl_primitive_create(&c->mm.prim, pd));
     if (add_arg(&c->mm, DNNL_ARG_SRC, &x, NULL) || add_arg(&c->mm, DNNL_ARG_WEIGHTS, w_best, c->weights) ||
-        add_arg(&c->mm, DNNL_ARG_DST, &y, NULL) || (a->b && add_arg(&c->mm, DNNL_ARG_BIAS, &b, NULL)))
+        add_arg(&c->mm, DNNL_ARG_DST, &y, NULL) || (bias && add_arg(&c->mm, DNNL_ARG_BIAS, &b, NULL)))
         goto fail;
     dnnl_primitive_destroy(reorder), dnnl_primitive_desc_destroy(rpd), dnnl_primitive_desc_destroy(pd);
     dnnl_memory_destroy(user_w), dnnl_memory_destroy(packed_w);
@@ -181,10 +194,30 @@ static void linear_run(const void *args, void *ctx)
 {
     const xf_linear_args *a = args;
     linear_ctx *c = ctx;
-    set(&c->mm, 0, a->x);
-    set(&c->mm, 2, a->y);
-    if (a->b) set(&c->mm, 3, a->b);
+    const int bf16 = a->dtype == XF_BF16;
+    set(&c->mm, 0, bf16 ? (const void *)a->x16 : (const void *)a->x);
+    set(&c->mm, 2, bf16 ? (void *)a->y16 : (void *)a->y);
+    if (c->mm.nargs > 3) set(&c->mm, 3, bf16 ? (const void *)a->b16 : (const void *)a->b);
     exec(&c->mm);
+}
+
+// Whether oneDNN has a bf16 matmul for this CPU (2.6: from AVX-512 on; an
+// AVX2 CPU gets none): a small primitive descriptor, tried once.
+static const char *bf16_unavailable(void)
+{
+    static int tried, missing;
+    if (!tried) {
+        tried = 1;
+        dnnl_dim_t xd[2] = {8, 32}, wd[2] = {32, 16}, yd[2] = {8, 16};
+        dnnl_memory_desc_t x = md_tag_of(2, xd, dnnl_ab, dnnl_bf16), w = md_tag_of(2, wd, dnnl_format_tag_any, dnnl_bf16),
+                           y = md_tag_of(2, yd, dnnl_ab, dnnl_bf16);
+        dnnl_matmul_desc_t desc;
+        dnnl_primitive_desc_t pd = NULL;
+        missing = ready() || dnnl_matmul_desc_init(&desc, &x, &w, NULL, &y) != dnnl_success ||
+                  dnnl_primitive_desc_create(&pd, &desc, NULL, engine, NULL) != dnnl_success;
+        if (pd) dnnl_primitive_desc_destroy(pd);
+    }
+    return missing ? "oneDNN has no bf16 matmul for this CPU (ISA)" : NULL;
 }
 
 // ---- softmax -------------------------------------------------------------
@@ -400,6 +433,9 @@ static const xf_variant variants[] = {
                attention_prepare, attention_run, attention_release),
     XF_VARIANT(XF_ADD_LAYERNORM, "dnnl", "dnnl", "binary add, layer_normalization primitive", 4.0, NULL, ln_prepare,
                ln_run, ln_release),
+    {.stage = XF_LINEAR, .family = "dnnl", .name = "dnnl", .dtype = XF_BF16,
+     .summary = "bf16 matmul primitive (bf16 source, weights, bias, destination), weights reordered in prepare",
+     .unavailable = bf16_unavailable, .prepare = linear_prepare, .run = linear_run, .release = linear_release},
     XF_VARIANTS_END,
 };
 
