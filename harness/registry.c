@@ -39,7 +39,6 @@ const xf_variant *xf_registry_find(xf_stage stage, const char *name)
     return NULL;
 }
 
-xf_dtype xf_family_dtype(const xf_family *f) { return f->variants[0].name ? f->variants[0].dtype : XF_F32; }
 
 const char *xf_variant_unavailable(const xf_variant *v)
 {

@@ -10,8 +10,6 @@ void xf_registry_add(const xf_family *f);
 int xf_registry_count(void);
 const xf_family *xf_registry_family(int i);
 const xf_family *xf_registry_find_family(const char *name);
-// The dtype a family's variants run (one per family: its first variant's).
-xf_dtype xf_family_dtype(const xf_family *f);
 
 // A primitive variant by stage and name, or NULL.
 const xf_variant *xf_registry_find(xf_stage stage, const char *name);

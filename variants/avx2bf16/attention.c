@@ -76,7 +76,10 @@ static void attend_row(const xf_attention_args *a, attention_ctx *c, int b, int 
     float *q = c->qf, *o = c->of, *s = c->s;
     widen_rows(a->q16 + ((size_t)b * a->seq_q + i) * a->ldq, 0, 1, d, q);
     for (int j = 0; j < n_vis; j++) {
-        if (pad && pad[j]) continue; // masked by the softmax row, never read
+        if (pad && pad[j]) { // masked by the softmax row: no dot product
+            for (int h = 0; h < H; h++) s[(size_t)h * n + j] = -INFINITY;
+            continue;
+        }
         const xf_bf16 *kj = a->k16 + (b * kv_rows + j) * a->ldk;
         for (int h = 0; h < H; h++) s[(size_t)h * n + j] = dot_bf16(q + (size_t)h * dk, kj + (size_t)h * dk, dk);
     }
