@@ -194,7 +194,7 @@ static const xf_variant *pick(void *user, xf_stage stage, const void *args)
     int index = -1;
     const char *name = cached(stage, &c, key, sizeof key, &index);
     if (name) {
-        const xf_variant *v = xf_registry_find(stage, name);
+        const xf_variant *v = xf_registry_find_dtype(stage, name, best.dtype);
         if (v && !xf_variant_unavailable(v)) {
             if (!best.c[index].shown) printf("best: %-60s -> %-14s (cached in %s)\n", key, v->name, best.path);
             best.c[index].shown = 1;

@@ -39,6 +39,14 @@ const xf_variant *xf_registry_find(xf_stage stage, const char *name)
     return NULL;
 }
 
+const xf_variant *xf_registry_find_dtype(xf_stage stage, const char *name, xf_dtype d)
+{
+    for (int i = 0; i < nfamilies; i++)
+        for (const xf_variant *v = families[i]->variants; v->name; v++)
+            if (v->stage == stage && v->dtype == d && strcmp(v->name, name) == 0) return v;
+    return NULL;
+}
+
 
 const char *xf_variant_unavailable(const xf_variant *v)
 {
@@ -116,7 +124,9 @@ static int apply_use(const char *use, xf_dtype d, xf_ops *ops, int *overridden, 
             snprintf(err, err_size, "--use: '%s' is not a primitive stage", item);
             return -1;
         }
-        const xf_variant *v = xf_registry_find((xf_stage)s, eq + 1);
+        // the name in the case's dtype (naive, dnnl: one name, both dtypes), else in any, for the message
+        const xf_variant *v = xf_registry_find_dtype((xf_stage)s, eq + 1, d);
+        if (!v) v = xf_registry_find((xf_stage)s, eq + 1);
         if (!v) {
             snprintf(err, err_size, "--use: no %s variant named '%s'", item, eq + 1);
             return -1;

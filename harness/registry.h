@@ -11,8 +11,11 @@ int xf_registry_count(void);
 const xf_family *xf_registry_family(int i);
 const xf_family *xf_registry_find_family(const char *name);
 
-// A primitive variant by stage and name, or NULL.
+// A primitive variant by stage and name (the first of any dtype), or NULL;
+// and by stage, name and dtype (a family may name its fp32 and bf16
+// variants alike: naive, dnnl).
 const xf_variant *xf_registry_find(xf_stage stage, const char *name);
+const xf_variant *xf_registry_find_dtype(xf_stage stage, const char *name, xf_dtype d);
 
 // Why v cannot run here, or NULL if it can.
 const char *xf_variant_unavailable(const xf_variant *v);

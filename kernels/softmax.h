@@ -14,6 +14,12 @@ typedef struct {
     int causal;
     const float *x;         // x is (batch,heads,seq_q,seq_k)
     float *y;               // y is (batch,heads,seq_q,seq_k); must not alias x
+    // dtype XF_BF16: x also as bf16 (x above then holds the same values
+    // widened, which the reference reads); the output is y16 (y unused).
+    // The softmax itself is computed in fp32, the result rounded once.
+    xf_dtype dtype;
+    const xf_bf16 *x16;
+    xf_bf16 *y16;
 } xf_softmax_args;
 
 // Per element: scale, subtract max, exp, sum, divide (max and compare not
@@ -26,7 +32,7 @@ static inline double xf_softmax_flops(const xf_softmax_args *a)
 static inline double xf_softmax_bytes(const xf_softmax_args *a)
 {
     double n = (double)a->batch * a->heads * a->seq_q * a->seq_k;
-    return 8.0 * n + (a->key_pad ? (double)a->batch * a->seq_k : 0.0);
+    return 2.0 * xf_dtype_size(a->dtype) * n + (a->key_pad ? (double)a->batch * a->seq_k : 0.0);
 }
 
 // The reference softmax of one query row i: t holds scale * x in fp64, p

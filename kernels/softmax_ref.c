@@ -81,6 +81,10 @@ void xf_ref_softmax(const xf_softmax_args *a, double math_ulp, double *y_ref, do
                         : 0.0;
             }
     }
+    // bf16: computed in fp32 from the bf16 scores, each probability rounded
+    // once (a masked one is an exact 0 either way)
+    if (bound && a->dtype == XF_BF16)
+        xf_bound_bf16_output(bound, y_ref, (size_t)a->batch * a->heads * a->seq_q * a->seq_k);
     free(t);
     free(eps);
 }

@@ -38,8 +38,7 @@ expect "belong to the forward command" bench --decode 1
 expect "out of range" check --stage decode_layer --depth -1
 expect "out of range" bench --stage generate --greedy 2
 expect "not f32 or bf16" check --dtype fp8
-expect "no bf16 variant of softmax" check --stage softmax --dtype bf16
-expect "runs f32, the case is bf16" check --stage forward --dtype bf16 --variant naive --use linear=avx2
+expect "runs f32, the case is bf16" check --stage forward --dtype bf16 --variant naive --use linear=blas
 expect "runs bf16, the case is f32" check --stage linear --variant avx2bf16
 expect "runs f32, the case is bf16" check --stage linear --variant avx2 --dtype bf16
 expect "out of range" check --d-ff 99999999999

@@ -19,6 +19,10 @@ static int build(xf_instance *in, xf_rng *r)
     a->key_pad = xf_make_pad(in, c->batch, c->seq_k, c->pad);
     if (!a->x || (c->pad != XF_PAD_NONE && !a->key_pad) || xf_instance_add_output(in, "y", count)) return -1;
     a->y = in->out[0].data;
+    if (c->dtype == XF_BF16) { // the same draws rounded: the reference reads the rounded values
+        a->dtype = XF_BF16, a->y16 = in->out[0].data16, a->y = NULL;
+        if (!(a->x16 = xf_own_bf16(in, (float *)a->x, count))) return -1;
+    }
     in->flops = xf_softmax_flops(a), in->bytes = xf_softmax_bytes(a);
     return 0;
 }
@@ -30,7 +34,7 @@ static void reference(xf_instance *in, double ulp)
 
 static double bytes_needed(const xf_case *c)
 {
-    return (F + OUT) * (double)c->batch * c->heads * c->seq_q * c->seq_k + (double)c->batch * c->seq_k;
+    return (c->dtype == XF_BF16 ? F + 2 + OUT : F + OUT) * (double)c->batch * c->heads * c->seq_q * c->seq_k + (double)c->batch * c->seq_k;
 }
 
 static void case_of(const void *args, xf_case *c)

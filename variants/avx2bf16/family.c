@@ -20,6 +20,10 @@ static const xf_variant variants[] = {
      .summary = "bf16 x, r, y; x + r widened into an L1 row, two-pass mean/variance in fp32, rounded on the store",
      .math_ulp = 1.0, .unavailable = unavailable, .prepare = xf_avx2bf16_add_layernorm_prepare,
      .run = xf_avx2bf16_add_layernorm_run, .release = xf_avx2bf16_add_layernorm_release},
+    {.stage = XF_SOFTMAX, .family = "avx2bf16", .name = "avx2bf16", .dtype = XF_BF16,
+     .summary = "each bf16 row widened into an L1 row, avx2's masked softmax row, rounded",
+     .math_ulp = XF_SIMD_EXP_ULP, .unavailable = unavailable, .prepare = xf_avx2bf16_softmax_prepare,
+     .run = xf_avx2bf16_softmax_run, .release = xf_avx2bf16_softmax_release},
     {.stage = XF_ATTENTION, .family = "avx2bf16", .name = "avx2bf16", .dtype = XF_BF16,
      .summary = "per head widened to fp32 for avx2's fused attention, output rounded; <= 4 query rows: bf16 K/V "
                 "read in place",

@@ -16,6 +16,8 @@ static const xf_variant variants[] = {
     {.stage = XF_ATTENTION, .family = "naive", .name = "naive", .dtype = XF_BF16,
      .summary = "per query row: scores, softmax, weighted V sum, terms widened, in fp32", .math_ulp = 1.0,
      .run = xf_naive_attention_bf16},
+    {.stage = XF_SOFTMAX, .family = "naive", .name = "naive", .dtype = XF_BF16,
+     .summary = "three passes per widened row in fp32, rounded", .math_ulp = 1.0, .run = xf_naive_softmax_bf16},
     {.stage = XF_EMBED, .family = "naive", .name = "naive", .dtype = XF_BF16,
      .summary = "table row widened * sqrt(d) + sin/cos via libm, rounded", .math_ulp = 1.0,
      .run = xf_naive_embed_bf16},

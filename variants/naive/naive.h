@@ -26,6 +26,7 @@ void xf_naive_linear_bf16(const void *args, void *ctx);
 void xf_naive_linear_bf16_with(const xf_linear_args *a, xf_naive_bf16_bug bug);
 void xf_naive_add_layernorm_bf16(const void *args, void *ctx);
 void xf_naive_attention_bf16(const void *args, void *ctx);
+void xf_naive_softmax_bf16(const void *args, void *ctx);
 void xf_naive_embed_bf16(const void *args, void *ctx);
 void xf_naive_lm_head_bf16(const void *args, void *ctx);
 
