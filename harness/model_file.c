@@ -433,6 +433,12 @@ int xf_compare_with_torch(const xf_st *st, const xf_instance *in, const char *va
         memcpy(torch, t->data, count * sizeof *torch);
         if (in->out[o].data16) { // a bf16 run's outputs, widened
             ours = malloc(count * sizeof *ours);
+            if (!ours) {
+                fprintf(out, "FAIL %s: out of memory comparing with PyTorch\n", in->out_name[o]);
+                free(torch);
+                failed++;
+                continue;
+            }
             for (size_t i = 0; i < count; i++) ours[i] = xf_bf16_to_f32(in->out[o].data16[i]);
         }
         char what[96];
