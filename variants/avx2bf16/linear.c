@@ -1,10 +1,13 @@
 // bf16 linear on any AVX2 CPU: x, W and y stored in bf16 (half the bytes of
 // fp32), arithmetic in fp32 FMA. W is packed in prepare into panels of 16
-// columns, [panel][k][16] bf16; each 6-row panel of x is widened once per
-// column block into [k][6] floats; the 6 x 16 micro-tile widens its B row
-// (two shifts) every k step and rounds the tile to bf16 at the end. Column
-// blocks of B are sized to half the L2 (variants/isa/blocking.c), so a B
-// block is read from L2 by every row panel.
+// columns, [panel][k][16] bf16; x is widened once per call, a block of
+// rows at a time (as many as the A block holds in fp32), into 6-row panels
+// of [k][6] floats; the 6 x 16 micro-tile widens its B row (two shifts)
+// every k step and rounds the tile to bf16 at the end. Column blocks of B
+// are sized to half the L2 (variants/isa/blocking.c), so a B block is read
+// from L2 by every row panel. Widening x's panel again for every column
+// block (8 times at FFN2's 512 x 512 x 2048) had cost 15%: measured on
+// Zen 3, 13.49 -> 11.49 ms there, 4% at QKV and FFN1 (docs/performance.md).
 // Calls of at most FEW rows (a decode step) stream W instead, row by row
 // in its own layout (as the fp32 families' linear_rows, variants/simd/
 // decode.c): each weight row widened and dotted with every x row (widened
@@ -35,6 +38,7 @@ typedef struct {
     float *bias; // b widened, zero past n (whole panels)
     float *ap;   // one row panel of x widened, [k][MR]; few rows: the x rows widened, (m,k)
     int panels;
+    int a_rows;  // rows of x widened at a time (a multiple of MR), ap's panels
     int few;     // m <= FEW
 } linear_ctx;
 
@@ -108,6 +112,14 @@ static void micro_tile(int k, const float *ap, const xf_bf16 *bp, const float *b
     for (int i = 0; i < rows; i++) memcpy(y + (size_t)i * n, tile + i * NR, (size_t)cols * sizeof *y);
 }
 
+// Rows r0..r0+rows of x widened into one panel ap, [k][MR], zeros past rows.
+static void widen_panel(const xf_linear_args *a, int r0, int rows, float *ap)
+{
+    for (int kk = 0; kk < a->k; kk++)
+        for (int i = 0; i < MR; i++)
+            ap[(size_t)kk * MR + i] = i < rows ? xf_bf16_to_f32(a->x16[(size_t)(r0 + i) * a->k + kk]) : 0.0f;
+}
+
 // x is (m,k) bf16, w (n,k) bf16 (PyTorch's layout), y (m,n) bf16
 void xf_avx2bf16_linear_run(const void *args, void *ctx)
 {
@@ -120,17 +132,21 @@ void xf_avx2bf16_linear_run(const void *args, void *ctx)
     const size_t panel_bytes = (size_t)a->k * NR * sizeof(xf_bf16);
     int block = (int)(xf_blocking_get()->gemm_b_block / (panel_bytes ? panel_bytes : 1));
     if (block < 1) block = 1;
-    for (int p0 = 0; p0 < l->panels; p0 += block) {
-        const int p1 = p0 + block < l->panels ? p0 + block : l->panels;
-        for (int r0 = 0; r0 < a->m; r0 += MR) {
-            const int rows = a->m - r0 < MR ? a->m - r0 : MR;
-            for (int kk = 0; kk < a->k; kk++)
-                for (int i = 0; i < MR; i++)
-                    l->ap[(size_t)kk * MR + i] = i < rows ? xf_bf16_to_f32(a->x16[(size_t)(r0 + i) * a->k + kk]) : 0.0f;
-            for (int p = p0; p < p1; p++) {
-                const int cols = a->n - p * NR < NR ? a->n - p * NR : NR;
-                micro_tile(a->k, l->ap, l->bp + (size_t)p * a->k * NR, l->bias + (size_t)p * NR, a->relu,
-                           a->y16 + (size_t)r0 * a->n + (size_t)p * NR, a->n, rows, cols);
+    const size_t panel_floats = (size_t)a->k * MR;
+    for (int i0 = 0; i0 < a->m; i0 += l->a_rows) {
+        const int i1 = i0 + l->a_rows < a->m ? i0 + l->a_rows : a->m;
+        for (int r0 = i0; r0 < i1; r0 += MR) // the block's rows widened once, for every column block
+            widen_panel(a, r0, i1 - r0 < MR ? i1 - r0 : MR, l->ap + (size_t)(r0 - i0) / MR * panel_floats);
+        for (int p0 = 0; p0 < l->panels; p0 += block) {
+            const int p1 = p0 + block < l->panels ? p0 + block : l->panels;
+            for (int r0 = i0; r0 < i1; r0 += MR) {
+                const int rows = i1 - r0 < MR ? i1 - r0 : MR;
+                const float *ap = l->ap + (size_t)(r0 - i0) / MR * panel_floats;
+                for (int p = p0; p < p1; p++) {
+                    const int cols = a->n - p * NR < NR ? a->n - p * NR : NR;
+                    micro_tile(a->k, ap, l->bp + (size_t)p * a->k * NR, l->bias + (size_t)p * NR, a->relu,
+                               a->y16 + (size_t)r0 * a->n + (size_t)p * NR, a->n, rows, cols);
+                }
             }
         }
     }
@@ -145,7 +161,14 @@ int xf_avx2bf16_linear_prepare(const void *args, void **ctx)
     l->few = a->m <= FEW;
     l->bp = xf_alloc_huge((size_t)l->panels * a->k * NR * sizeof(xf_bf16));
     l->bias = calloc((size_t)l->panels * NR, sizeof(float));
-    l->ap = malloc(((size_t)a->k * (l->few ? FEW : MR) + 1) * sizeof(float));
+    // A block of x's rows, widened once for every column block of W: as
+    // many rows as the A block the blocking gives (variants/isa/blocking.c)
+    // holds in fp32, whole panels.
+    const size_t a_block = xf_blocking_get()->gemm_a_block / ((size_t)(a->k ? a->k : 1) * sizeof(float));
+    l->a_rows = (int)(a_block / MR * MR);
+    if (l->a_rows < MR) l->a_rows = MR;
+    if (l->a_rows > (a->m + MR - 1) / MR * MR) l->a_rows = (a->m + MR - 1) / MR * MR;
+    l->ap = malloc(((size_t)a->k * (l->few ? FEW : (size_t)l->a_rows) + 1) * sizeof(float));
     if (!l->bp || !l->bias || !l->ap) {
         xf_avx2bf16_linear_release(l);
         return -1;
