@@ -211,6 +211,7 @@ int xf_avx2bf16_lm_head_prepare(const void *args, void **ctx)
     return xf_avx2bf16_linear_prepare(&l, ctx);
 }
 
+// x is (rows,d), table is (vocab,d), logits are (rows,vocab), all bf16
 void xf_avx2bf16_lm_head_run(const void *args, void *ctx)
 {
     const xf_linear_args l = as_linear(args);
