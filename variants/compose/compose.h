@@ -53,8 +53,10 @@ typedef struct {
     struct xf_exec_weight {
         const float *w;
         xf_bf16 *copy;
-    } *w16;             // bf16 copies of weights (xf_exec_bf16)
+    } *w16;             // bf16 copies of weights (xf_exec_bf16), one per weight
     int nw16;
+    const xf_bf16 **w16_calls; // the copy each xf_exec_bf16 call got, in call order
+    int nw16_calls, next_w16;
     int failed;         // a prepare failed (variant unusable for this shape)
     double stage_ns[XF_FIRST_COMPOUND]; // run mode: time spent in each primitive
     long stage_calls[XF_FIRST_COMPOUND];

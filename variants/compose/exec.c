@@ -72,29 +72,44 @@ float *xf_exec_buffer(xf_exec *ex, size_t count)
     return b;
 }
 
-const xf_bf16 *xf_exec_bf16(xf_exec *ex, const float *w, size_t count)
+// Prepare mode: w's copy, made on its first use. Both modes keep or find
+// the copy by call position, as xf_exec_buffer does its buffers: run
+// mode, timed, does no search.
+static const xf_bf16 *copy_of(xf_exec *ex, const float *w, size_t count)
 {
-    if (!w) return NULL;
     for (int i = ex->nw16 - 1; i >= 0; i--)
         if (ex->w16[i].w == w) return ex->w16[i].copy;
-    if (!ex->preparing) return NULL; // unreachable: run mode makes the calls prepare made
     xf_bf16 *copy = malloc((count ? count : 1) * sizeof *copy);
     struct xf_exec_weight *grown = realloc(ex->w16, (size_t)(ex->nw16 + 1) * sizeof *grown);
+    if (grown) ex->w16 = grown;
     if (!copy || !grown) {
         free(copy);
-        ex->failed = 1;
         return NULL;
     }
     for (size_t i = 0; i < count; i++) copy[i] = xf_bf16_from_f32(w[i]);
-    ex->w16 = grown;
     ex->w16[ex->nw16++] = (struct xf_exec_weight){w, copy};
+    return copy;
+}
+
+const xf_bf16 *xf_exec_bf16(xf_exec *ex, const float *w, size_t count)
+{
+    if (!w) return NULL;
+    if (!ex->preparing) return ex->w16_calls[ex->next_w16++];
+    const xf_bf16 *copy = copy_of(ex, w, count);
+    const xf_bf16 **grown = realloc(ex->w16_calls, (size_t)(ex->nw16_calls + 1) * sizeof *grown);
+    if (grown) ex->w16_calls = grown;
+    if (!copy || !grown) {
+        ex->failed = 1;
+        return NULL;
+    }
+    ex->w16_calls[ex->nw16_calls++] = copy;
     return copy;
 }
 
 void xf_exec_begin(xf_exec *ex, int preparing)
 {
     ex->preparing = preparing;
-    ex->next_ctx = ex->next_buf = 0;
+    ex->next_ctx = ex->next_buf = ex->next_w16 = 0;
 }
 
 void xf_compose_release(xf_exec *ex)
@@ -107,6 +122,7 @@ void xf_compose_release(xf_exec *ex)
     for (int i = 0; i < ex->nbuf; i++) free(ex->buf[i]);
     for (int i = 0; i < ex->nw16; i++) free(ex->w16[i].copy);
     free(ex->w16);
+    free(ex->w16_calls);
     free(ex->ctx);
     free(ex->buf);
     memset(ex, 0, sizeof *ex);
