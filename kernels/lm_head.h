@@ -9,6 +9,7 @@
 #ifndef XF_LM_HEAD_H
 #define XF_LM_HEAD_H
 
+#include "linear.h"
 #include "xf_common.h"
 
 typedef struct {
@@ -33,6 +34,15 @@ static inline double xf_lm_head_flops(const xf_lm_head_args *a)
 static inline double xf_lm_head_bytes(const xf_lm_head_args *a)
 {
     return (double)xf_dtype_size(a->dtype) * ((double)a->rows * a->d_model + (double)a->vocab * a->d_model + (double)a->rows * a->vocab);
+}
+
+// The bias-free linear it is (W = the table), in either dtype: what the
+// families' lm_head variants run.
+static inline xf_linear_args xf_lm_head_as_linear(const xf_lm_head_args *a)
+{
+    return (xf_linear_args){.m = a->rows, .n = a->vocab, .k = a->d_model, .x = a->x, .w = a->table,
+                            .y = a->logits, .dtype = a->dtype, .x16 = a->x16, .w16 = a->table16,
+                            .y16 = a->logits16};
 }
 
 // fp64 reference and the componentwise bound any fp32 variant must meet

@@ -197,24 +197,17 @@ void xf_avx2bf16_linear_release(void *ctx)
     free(l);
 }
 
-// lm_head: the bf16 linear with the table as its weight, no bias (packed in
-// prepare for the GEMM; streamed as it is by a decode step's few rows).
-static xf_linear_args as_linear(const xf_lm_head_args *h)
-{
-    return (xf_linear_args){.m = h->rows, .n = h->vocab, .k = h->d_model, .dtype = XF_BF16, .x16 = h->x16,
-                            .w16 = h->table16, .y16 = h->logits16};
-}
-
+// lm_head: the linear with the table as its weight (xf_lm_head_as_linear).
 int xf_avx2bf16_lm_head_prepare(const void *args, void **ctx)
 {
-    const xf_linear_args l = as_linear(args);
+    const xf_linear_args l = xf_lm_head_as_linear(args);
     return xf_avx2bf16_linear_prepare(&l, ctx);
 }
 
 // x is (rows,d), table is (vocab,d), logits are (rows,vocab), all bf16
 void xf_avx2bf16_lm_head_run(const void *args, void *ctx)
 {
-    const xf_linear_args l = as_linear(args);
+    const xf_linear_args l = xf_lm_head_as_linear(args);
     xf_avx2bf16_linear_run(&l, ctx);
 }
 

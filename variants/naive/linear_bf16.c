@@ -37,8 +37,6 @@ void xf_naive_linear_bf16(const void *args, void *ctx)
 void xf_naive_lm_head_bf16(const void *args, void *ctx)
 {
     (void)ctx;
-    const xf_lm_head_args *h = args;
-    const xf_linear_args l = {.m = h->rows, .n = h->vocab, .k = h->d_model, .dtype = XF_BF16, .x16 = h->x16,
-                              .w16 = h->table16, .y16 = h->logits16};
+    const xf_linear_args l = xf_lm_head_as_linear(args);
     xf_naive_linear_bf16_with(&l, XF_BF16_CORRECT);
 }

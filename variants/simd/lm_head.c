@@ -4,22 +4,16 @@
 // it is by a decode step's few rows).
 #include "simd.h"
 
-static xf_linear_args as_linear(const xf_lm_head_args *a)
-{
-    return (xf_linear_args){.m = a->rows, .n = a->vocab, .k = a->d_model, .x = a->x, .w = a->table,
-                            .y = a->logits};
-}
-
 // x is (rows,d), table is (vocab,d), logits are (rows,vocab)
 void XF_FN(lm_head_run)(const void *args, void *ctx)
 {
-    const xf_linear_args l = as_linear(args);
+    const xf_linear_args l = xf_lm_head_as_linear(args);
     XF_FN(linear_run)(&l, ctx);
 }
 
 int XF_FN(lm_head_prepare)(const void *args, void **ctx)
 {
-    const xf_linear_args l = as_linear(args);
+    const xf_linear_args l = xf_lm_head_as_linear(args);
     return XF_FN(linear_prepare)(&l, ctx);
 }
 
