@@ -17,6 +17,7 @@
 #include "options.h"
 #include "registry.h"
 #include "report.h"
+#include "rng.h"
 #include "stages/stage.h"
 #include "../variants/isa/blocking.h"
 #include "../variants/isa/caches.h"
@@ -382,16 +383,95 @@ static void print_breakdown(const entry *e, const xf_timing *tm)
     }
 }
 
-// Checks, then times, every entry on one instance. The forward command also
-// prints the per-stage breakdown, compares with PyTorch's outputs stored in
-// the weights file and writes the outputs (--out).
+// Where rows go, and what bench counts across instances.
+typedef struct {
+    FILE *csv, *jsonl;
+    int contended;      // cases timed while the machine was busy
+    int refused;        // of those, not recorded (--strict)
+} sink;
+
+// One timed measurement of entry e: printed, recorded (unless --strict
+// refuses a contended one).
+static void time_entry(entry *e, xf_instance *in, const xf_check_result *r, const xf_options *o,
+                       const xf_machine *m, sink *out, int breakdown, xf_timing *tm)
+{
+    const xf_stage s = in->c.stage;
+    char desc[256], comp[512];
+    xf_case_describe(&in->c, desc, sizeof desc);
+    composition_of(&e->r, s, comp, sizeof comp);
+    xf_timer_opts to = {o->min_time, o->min_reps};
+    void (*timed_mode)(xf_instance *, int) = xf_stage_desc_of(s)->timed_mode;
+    if (timed_mode) timed_mode(in, 1);
+    xf_time(&e->r, in, &to, tm);
+    if (timed_mode) timed_mode(in, 0);
+    xf_row_rates rates = rates_of(in, tm, o->threads);
+    rates.composition = comp;
+    printf("%-13s %-24s %-44s %10.4f %10.4f %6.1f %8.2f %8.2f %8.2f %6.1f%% %-4s %9.3f  ok (err/bound %.2g)%s%s\n",
+           xf_stage_name(s), e->r.name, desc, tm->median_ns / 1e6, tm->min_ns / 1e6,
+           tm->spread_pct, in->flops / tm->median_ns, in->useful_flops / tm->median_ns,
+           in->bytes / tm->median_ns, rates.pct_peak, xf_rates_roof_name(&rates), e->r.prepare_ns / 1e6,
+           r->worst_ratio, e->r.v ? "" : "  ran: ", e->r.v ? "" : comp);
+    if (in->tokens > 0)
+        printf("  decoding: %.1f tokens/s, %.3f ms per step (%.0f tokens in %.0f steps)\n",
+               in->tokens / tm->median_ns * 1e9, tm->median_ns / in->steps / 1e6, in->tokens, in->steps);
+    if (breakdown) print_breakdown(e, tm);
+    if (tm->state.contended) {
+        out->contended++;
+        printf("  WARNING: contended while timed (%s)%s\n", tm->state.why,
+               o->strict ? ": not recorded (--strict)" : ": recorded with contended=1; rerun on a quiet machine");
+        if (o->strict) {
+            out->refused++;
+            return;
+        }
+    }
+    xf_report_row(out->csv, out->jsonl, in, e->r.name, e->cflags, o->threads, r, tm, e->r.prepare_ns, &rates, m,
+                  e->r.v ? NULL : &e->r.ex);
+}
+
+static int by_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+// Rounds: each entry's speed relative to the first that ran, the median
+// of the per-round ratios (the rounds' drift hits both of a pair alike)
+// with their smallest and largest.
+static void print_round_ratios(entry *es, const int *ok, int n, double *const *ns, int rounds)
+{
+    int ref = 0;
+    while (ref < n && !ok[ref]) ref++;
+    if (ref >= n || rounds < 2) return;
+    printf("rounds: %d; speed relative to %s = its time / the variant's, per round; median [min, max]:\n", rounds,
+           es[ref].r.name);
+    double *ratio = malloc((size_t)rounds * sizeof *ratio), *t = malloc((size_t)rounds * sizeof *t);
+    for (int i = 0; i < n; i++) {
+        if (!ok[i]) continue;
+        for (int k = 0; k < rounds; k++) ratio[k] = ns[ref][k] / ns[i][k], t[k] = ns[i][k];
+        qsort(ratio, (size_t)rounds, sizeof *ratio, by_double);
+        qsort(t, (size_t)rounds, sizeof *t, by_double);
+        const double med = rounds % 2 ? ratio[rounds / 2] : 0.5 * (ratio[rounds / 2 - 1] + ratio[rounds / 2]);
+        const double tmed = rounds % 2 ? t[rounds / 2] : 0.5 * (t[rounds / 2 - 1] + t[rounds / 2]);
+        printf("  %-24s %7.3fx [%.3f, %.3f]  median of round medians %.4f ms\n", es[i].r.name, med, ratio[0],
+               ratio[rounds - 1], tmed / 1e6);
+    }
+    free(ratio);
+    free(t);
+}
+
+// Checks every entry on one instance, then times the ones that passed in
+// o->rounds rounds, each in a fresh random order (seeded): drift over the
+// run then hits every variant alike. The forward command also prints the
+// per-stage breakdown, compares with PyTorch's outputs stored in the
+// weights file and writes the outputs (--out).
 static void bench_instance(xf_instance *in, entry *es, int n, const xf_options *o,
-                           const xf_machine *m, FILE *csv, int breakdown, const xf_st *st, tally *t)
+                           const xf_machine *m, sink *out, int breakdown, const xf_st *st, tally *t)
 {
     const xf_stage s = in->c.stage;
     char desc[256];
     xf_case_describe(&in->c, desc, sizeof desc);
-    xf_timer_opts to = {o->min_time, o->min_reps};
+    int ok[MAX_ENTRIES] = {0};
+    xf_check_result res[MAX_ENTRIES];
     for (int i = 0; i < n; i++) {
         entry *e = &es[i];
         if (e->unavailable) {
@@ -406,45 +486,56 @@ static void bench_instance(xf_instance *in, entry *es, int n, const xf_options *
             t->skipped++;
             continue;
         }
-        xf_check_result r;
-        xf_check_run(&e->r, in, &r);
+        xf_check_run(&e->r, in, &res[i]);
         if (st && xf_compare_with_torch(st, in, e->r.name, stdout) != 0) t->failed++;
         if (o->out) write_outputs(o->out, in, e->r.name, m);
-        char comp[512];
-        composition_of(&e->r, s, comp, sizeof comp);
-        xf_row_rates rates = {.roof = XF_ROOF_FMA, .pct_peak = -1, .useful_pct_peak = -1, .composition = comp};
-        if (!r.passed) {
+        if (!res[i].passed) {
             // Never a speed for a wrong result.
-            printf("%-13s %-24s %-44s FAILED CHECK, not timed: %s\n", xf_stage_name(s), e->r.name, desc, r.why);
-            if (csv) xf_csv_row(csv, in, e->r.name, e->cflags, o->threads, &r, NULL, e->r.prepare_ns, &rates, m, NULL);
+            char comp[512];
+            composition_of(&e->r, s, comp, sizeof comp);
+            xf_row_rates rates = {.roof = XF_ROOF_FMA, .pct_peak = -1, .useful_pct_peak = -1, .composition = comp};
+            printf("%-13s %-24s %-44s FAILED CHECK, not timed: %s\n", xf_stage_name(s), e->r.name, desc, res[i].why);
+            xf_report_row(out->csv, out->jsonl, in, e->r.name, e->cflags, o->threads, &res[i], NULL, e->r.prepare_ns,
+                          &rates, m, NULL);
             t->failed++;
             xf_runner_release(&e->r);
             continue;
         }
-        xf_timing tm;
-        void (*timed_mode)(xf_instance *, int) = xf_stage_desc_of(s)->timed_mode;
-        if (timed_mode) timed_mode(in, 1);
-        xf_time(&e->r, in, &to, &tm);
-        if (timed_mode) timed_mode(in, 0);
-        rates = rates_of(in, &tm, o->threads);
-        rates.composition = comp;
-        printf("%-13s %-24s %-44s %10.4f %10.4f %6.1f %8.2f %8.2f %8.2f %6.1f%% %-4s %9.3f  ok (err/bound %.2g)%s%s\n",
-               xf_stage_name(s), e->r.name, desc, tm.median_ns / 1e6, tm.min_ns / 1e6,
-               tm.spread_pct, in->flops / tm.median_ns, in->useful_flops / tm.median_ns,
-               in->bytes / tm.median_ns, rates.pct_peak, xf_rates_roof_name(&rates), e->r.prepare_ns / 1e6,
-               r.worst_ratio, e->r.v ? "" : "  ran: ", e->r.v ? "" : comp);
-        if (in->tokens > 0)
-            printf("  decoding: %.1f tokens/s, %.3f ms per step (%.0f tokens in %.0f steps)\n",
-                   in->tokens / tm.median_ns * 1e9, tm.median_ns / in->steps / 1e6, in->tokens, in->steps);
-        if (breakdown) print_breakdown(e, &tm);
-        if (csv) xf_csv_row(csv, in, e->r.name, e->cflags, o->threads, &r, &tm, e->r.prepare_ns, &rates, m,
-                           e->r.v ? NULL : &e->r.ex);
+        ok[i] = 1;
         t->passed++;
-        xf_runner_release(&e->r);
+    }
+    double *ns[MAX_ENTRIES] = {0};
+    int order[MAX_ENTRIES];
+    for (int i = 0; i < n; i++) order[i] = i, ns[i] = ok[i] ? calloc((size_t)o->rounds, sizeof *ns[i]) : NULL;
+    xf_rng rng = {o->order_seed ^ ((uint64_t)s << 32)};
+    for (int round = 0; round < o->rounds; round++) {
+        // Fisher-Yates: a fresh order each round, the same for the same seed.
+        for (int i = n - 1; o->rounds > 1 && i > 0; i--) {
+            int j = (int)(xf_rng_next(&rng) % (uint64_t)(i + 1)), x = order[i];
+            order[i] = order[j], order[j] = x;
+        }
+        if (o->rounds > 1) {
+            printf("# round %d of %d, order:", round + 1, o->rounds);
+            for (int i = 0; i < n; i++)
+                if (ok[order[i]]) printf(" %s", es[order[i]].r.name);
+            printf("\n");
+        }
+        for (int i = 0; i < n; i++) {
+            if (!ok[order[i]]) continue;
+            xf_timing tm;
+            time_entry(&es[order[i]], in, &res[order[i]], o, m, out, breakdown, &tm);
+            ns[order[i]][round] = tm.median_ns;
+            xf_timing_free(&tm);
+        }
+    }
+    print_round_ratios(es, ok, n, ns, o->rounds);
+    for (int i = 0; i < n; i++) {
+        free(ns[i]);
+        if (ok[i]) xf_runner_release(&es[i].r);
     }
 }
 
-static void bench_stage(xf_stage s, const xf_options *o, const xf_machine *m, FILE *csv,
+static void bench_stage(xf_stage s, const xf_options *o, const xf_machine *m, sink *out,
                         int breakdown, int *any, tally *t)
 {
     entry es[MAX_ENTRIES];
@@ -454,7 +545,7 @@ static void bench_stage(xf_stage s, const xf_options *o, const xf_machine *m, FI
     xf_instance in;
     xf_case c = xf_case_of_stage(&o->shape, s);
     build_or_die(&in, &c, m);
-    bench_instance(&in, es, n, o, m, csv, breakdown, NULL, t);
+    bench_instance(&in, es, n, o, m, out, breakdown, NULL, t);
     xf_instance_free(&in);
 }
 
@@ -517,11 +608,14 @@ static int cmd_bench(const xf_options *o, const xf_machine *m, int breakdown)
     xf_st st;
     xf_instance file_in;
     if (o->weights) load_weights(o, m, &st, &file_in);
-    FILE *csv = NULL;
+    sink out = {0};
     const char *why = NULL;
-    if (o->csv && !(csv = xf_csv_open(o->csv, &why))) xf_die_usage("--csv '%s': %s", o->csv, why);
+    if (o->csv && !(out.csv = xf_csv_open(o->csv, &why))) xf_die_usage("--csv '%s': %s", o->csv, why);
+    if (o->jsonl && !(out.jsonl = fopen(o->jsonl, "a"))) xf_die_usage("--jsonl '%s': cannot open it for appending", o->jsonl);
     printf("# %s | %s | %s | commit %s | %d thread(s) | medians of >= %d runs and >= %.2g s\n",
            m->cpu, m->isa, m->compiler, m->commit, o->threads, o->min_reps, o->min_time);
+    if (o->rounds > 1) printf("# %d interleaved rounds, random orders from --order-seed %llu\n", o->rounds,
+                              (unsigned long long)o->order_seed);
     get_peak(m);
     printf("# roofs for %d thread(s): FMA %.1f GFLOP/s (%s vectors); triad GB/s L1 %.1f, L2 %.1f, L3 %.1f, DRAM %.1f;"
            " %%peak: embed, softmax, add_layernorm against the level holding their bytes (roof), the rest"
@@ -541,17 +635,21 @@ static int cmd_bench(const xf_options *o, const xf_machine *m, int breakdown)
         entry es[MAX_ENTRIES];
         int n = select_entries(o->decode ? XF_GENERATE : XF_FORWARD, o, es, MAX_ENTRIES);
         any = n > 0;
-        bench_instance(&file_in, es, n, o, m, csv, breakdown, &st, &t);
+        bench_instance(&file_in, es, n, o, m, &out, breakdown, &st, &t);
         xf_instance_free(&file_in);
         xf_st_free(&st);
     } else {
         for (int s = 0; s < XF_NSTAGES; s++)
             if (in_list(o->stages, xf_stage_name((xf_stage)s)))
-                bench_stage((xf_stage)s, o, m, csv, breakdown, &any, &t);
+                bench_stage((xf_stage)s, o, m, &out, breakdown, &any, &t);
     }
-    if (csv) fclose(csv);
+    if (out.csv) fclose(out.csv);
+    if (out.jsonl) fclose(out.jsonl);
     if (!any) xf_die_usage("the --stage and --variant filters select no case");
+    if (out.contended)
+        printf("# %d measurement(s) contended%s\n", out.contended, o->strict ? ", not recorded (--strict)" : "");
     if (t.failed) return 1;
+    if (out.refused) return 3;
     return t.passed ? 0 : 77; // 77: nothing selected can run here (meson: skip)
 }
 

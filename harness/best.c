@@ -156,6 +156,7 @@ static const xf_variant *tune(xf_stage stage, const xf_case *c, const char *key)
             if (res.passed) {
                 const xf_timer_opts to = {0.2, 3};
                 xf_time(&r, &in, &to, &t);
+                xf_timing_free(&t);
             }
             xf_runner_release(&r);
             if (len < sizeof report)
@@ -269,6 +270,7 @@ int xf_best_resolve(xf_runner *r, xf_instance *in)
             if (!c->passed) continue;
             xf_timing t = {0};
             xf_time(&c->r, in, &to, &t);
+            xf_timing_free(&t);
             c->ns[round] = t.median_ns;
         }
     char report[1024] = "", win[64] = "";

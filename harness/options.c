@@ -55,6 +55,8 @@ void xf_options_parse(int argc, char **argv, xf_options *o)
     o->threads = 1;
     o->min_time = 0.5;
     o->min_reps = 5;
+    o->rounds = 1;
+    o->order_seed = 1;
     int d_model = 0, dk_set = 0, seq = 0, seq_q = 0, seq_k = 0, steps = 0;
     if (argc < 2) xf_die_usage("no command given (try 'xfbench --help')");
     o->command = argv[1];
@@ -112,6 +114,10 @@ void xf_options_parse(int argc, char **argv, xf_options *o)
                 xf_die_usage("--grid: '%s' is not quick or full", val);
             o->grid = val;
         } else if (!strcmp(opt, "--csv")) o->csv = val;
+        else if (!strcmp(opt, "--jsonl")) o->jsonl = val;
+        else if (!strcmp(opt, "--strict")) o->strict = parse_int(opt, val, 0, 1);
+        else if (!strcmp(opt, "--rounds")) o->rounds = parse_int(opt, val, 1, 10000);
+        else if (!strcmp(opt, "--order-seed")) o->order_seed = (uint64_t)parse_int(opt, val, 0, INT_MAX);
         else if (!strcmp(opt, "--weights")) o->weights = val;
         else if (!strcmp(opt, "--out")) o->out = val;
         else if (!strcmp(opt, "--decode")) o->decode = parse_int(opt, val, 0, 1);
@@ -155,8 +161,9 @@ void xf_usage(const char *command)
              "  bench    check, then time; print GFLOP/s and GB/s; --csv FILE appends rows\n"
              "  forward  the whole encoder-decoder pass: check, time, per-stage breakdown\n"
              "  peak     measure this machine's FMA peak and memory bandwidth (cached for bench)\n"
-             "  compare  A.csv B.csv [--fail-below R]: per-case speedup of run B over run A, geometric\n"
-             "           means per stage and variant; exit 1 if one is below R\n"
+             "  compare  A.csv B.csv [--fail-below R] [--seed N]: per-case speedup of run B over run A with\n"
+             "           95% bootstrap intervals and Mann-Whitney p-values, geometric means per stage and\n"
+             "           variant with intervals; exit 1 if a whole interval lies below R\n"
              "environment: XFBENCH_MAX_ISA=scalar|avx2|avx512 caps the SIMD families used");
         return;
     }
@@ -197,7 +204,11 @@ void xf_usage(const char *command)
              "      pass and compared with PyTorch's full-pass outputs");
     if (strcmp(command, "check"))
         puts("timing:\n"
-             "  --min-time S (0.5)  --min-reps N (5)  --threads N (1)  --csv FILE (append rows)");
+             "  --min-time S (0.5)  --min-reps N (5)  --threads N (1)  --csv FILE (append rows)\n"
+             "  --jsonl FILE  one JSON object per case (every CSV column, samples_ns as an array), flushed per case\n"
+             "  --rounds R (1)  time the selected variants in R rounds, each in a fresh random order; ratios\n"
+             "      between variants are medians of per-round ratios  --order-seed N (1)  seeds those orders\n"
+             "  --strict 0|1 (0)  1: a case timed while the machine was contended is not recorded; exit 3");
 }
 
 int xf_list_next(const char **p, char *item, size_t size)

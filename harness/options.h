@@ -13,6 +13,10 @@ typedef struct {
     const char *use;       // compound stages: stage=variant overrides
     const char *grid;      // check: "quick" or "full"; NULL: the one shape
     const char *csv;       // bench/forward: append rows here
+    const char *jsonl;     // bench/forward: append one JSON object per case here
+    int strict;            // bench/forward: contended cases are not recorded; exit 3
+    int rounds;            // bench/forward: interleaved rounds of the selected variants
+    uint64_t order_seed;   // the rounds' random orders
     const char *weights;   // forward: nn.Transformer weights (safetensors)
     const char *out;       // forward: write memory and output here (safetensors)
     int decode;            // forward --weights: decode the file's model token by token (generate)

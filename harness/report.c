@@ -1,5 +1,7 @@
+#include <stdlib.h>
 #include <string.h>
 
+#include "csv.h"
 #include "report.h"
 #include "stages/stage.h"
 
@@ -29,7 +31,8 @@ static const char HEADER[] =
     "stage,variant,batch,heads,dk,seq_q,seq_k,d_model,d_ff,layers,n,k,relu,pad,causal,"
     "threads,reps,median_ns,min_ns,spread_pct,prepare_ns,gflops,gbps,pct_peak,"
     "max_abs_err,max_rel_err,nmse,err_over_bound,passed,cpu,isa,compiler,cflags,commit,date,"
-    "stage_ms,host,useful_gflops,useful_pct_peak,roof,composition,shape,tokens_per_s,ms_per_step,dtype\n";
+    "stage_ms,host,useful_gflops,useful_pct_peak,roof,composition,shape,tokens_per_s,ms_per_step,dtype,"
+    "steal_pct,others_running,thread_cpu_pct,clock_ghz_before,clock_ghz_after,load1,contended,contended_why,samples_ns\n";
 
 FILE *xf_csv_open(const char *path, const char **why)
 {
@@ -55,7 +58,7 @@ FILE *xf_csv_open(const char *path, const char **why)
     return f;
 }
 
-void xf_csv_row(FILE *f, const xf_instance *in, const char *variant, const char *cflags,
+static void csv_row(FILE *f, const xf_instance *in, const char *variant, const char *cflags,
                 int threads, const xf_check_result *chk, const xf_timing *t, double prepare_ns,
                 const xf_row_rates *rates, const xf_machine *m, const xf_exec *ex)
 {
@@ -100,5 +103,81 @@ void xf_csv_row(FILE *f, const xf_instance *in, const char *variant, const char 
     // mean time of a step (generate's includes its share of the encoder).
     if (t && in->tokens > 0) fprintf(f, "%.2f,%.4f", in->tokens / t->median_ns * 1e9, t->median_ns / in->steps / 1e6);
     else fputc(',', f);
-    fprintf(f, ",%s\n", xf_dtype_name(c->dtype));
+    fprintf(f, ",%s,", xf_dtype_name(c->dtype));
+    // The machine's state while it was timed (contention.h), and every
+    // timed call in order: what compare's intervals are computed from.
+    if (t) {
+        const xf_contention *st = &t->state;
+        fprintf(f, "%.2f,%d,%.2f,%.3f,%.3f,%.2f,%d,\"%s\",", st->steal_pct, st->others_running, st->thread_cpu_pct,
+                st->clock_before_ghz, st->clock_after_ghz, st->load1, st->contended, st->why);
+        for (int i = 0; i < t->reps; i++) fprintf(f, "%s%.0f", i ? ";" : "", t->samples[i]);
+    } else {
+        fputs(",,,,,,,,", f);
+    }
+    fputc('\n', f);
+}
+
+static void json_string(FILE *j, const char *s)
+{
+    fputc('"', j);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\') fprintf(j, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20) fprintf(j, "\\u%04x", *s);
+        else fputc(*s, j);
+    }
+    fputc('"', j);
+}
+
+// A field that reads whole as a finite number is written as one; quoted
+// fields stay strings (cflags "-O3", a cpu named "7763").
+static void json_value(FILE *j, const char *v, int quoted)
+{
+    char *end;
+    double x = strtod(v, &end);
+    if (!quoted && !*v) fputs("null", j);
+    else if (!quoted && !*end && x == x && x - x == 0 && strncmp(v, "0x", 2) && strncmp(v, "0X", 2)) fputs(v, j);
+    else json_string(j, v);
+}
+
+// The row as one JSON object: every CSV column by name, samples_ns as an
+// array of numbers.
+static void jsonl_row(FILE *j, char *line)
+{
+    char head[sizeof HEADER], *names[XF_CSV_MAX_FIELDS], *v[XF_CSV_MAX_FIELDS];
+    int quoted[XF_CSV_MAX_FIELDS];
+    memcpy(head, HEADER, sizeof HEADER);
+    head[strcspn(head, "\n")] = '\0';
+    line[strcspn(line, "\n")] = '\0';
+    const int nh = xf_csv_split(head, names, NULL), n = xf_csv_split(line, v, quoted);
+    fputc('{', j);
+    for (int i = 0; i < nh && i < n; i++) {
+        fprintf(j, "%s\"%s\":", i ? "," : "", names[i]);
+        // Names that may read as numbers (a commit of digits, a host "42").
+        const int text = !strcmp(names[i], "commit") || !strcmp(names[i], "host") || !strcmp(names[i], "date");
+        if (strcmp(names[i], "samples_ns")) {
+            json_value(j, v[i], quoted[i] || text);
+            continue;
+        }
+        fputc('[', j);
+        for (const char *p = v[i]; *p; p += strcspn(p, ";"), p += *p == ';')
+            fprintf(j, "%s%.*s", p == v[i] ? "" : ",", (int)strcspn(p, ";"), p);
+        fputc(']', j);
+    }
+    fputs("}\n", j);
+}
+
+void xf_report_row(FILE *csv, FILE *jsonl, const xf_instance *in, const char *variant, const char *cflags,
+                   int threads, const xf_check_result *chk, const xf_timing *t, double prepare_ns,
+                   const xf_row_rates *rates, const xf_machine *m, const xf_exec *ex)
+{
+    char *line = NULL;
+    size_t size = 0;
+    FILE *mem = open_memstream(&line, &size);
+    if (!mem) return;
+    csv_row(mem, in, variant, cflags, threads, chk, t, prepare_ns, rates, m, ex);
+    fclose(mem);
+    // Flushed per case: a run killed later keeps every case it finished.
+    if (csv) fputs(line, csv), fflush(csv);
+    if (jsonl) jsonl_row(jsonl, line), fflush(jsonl);
+    free(line);
 }

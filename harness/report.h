@@ -29,10 +29,12 @@ void xf_case_options(const xf_case *c, char *buf, size_t size);
 // Opens FILE for appending, writing the header if it is new or empty.
 // NULL, with why, if it cannot be opened or holds other columns.
 FILE *xf_csv_open(const char *path, const char **why);
-// One row. t NULL: the check failed and no time or rate is stored.
-// Percentages < 0: unknown, left empty.
-void xf_csv_row(FILE *f, const xf_instance *in, const char *variant, const char *cflags,
-                int threads, const xf_check_result *chk, const xf_timing *t, double prepare_ns,
-                const xf_row_rates *rates, const xf_machine *m, const xf_exec *ex);
+// One case's row, appended to csv and as one JSON object (every column by
+// name, samples_ns an array) to jsonl; either may be NULL; both flushed.
+// t NULL: the check failed and no time or rate is stored. Percentages < 0:
+// unknown, left empty.
+void xf_report_row(FILE *csv, FILE *jsonl, const xf_instance *in, const char *variant, const char *cflags,
+                   int threads, const xf_check_result *chk, const xf_timing *t, double prepare_ns,
+                   const xf_row_rates *rates, const xf_machine *m, const xf_exec *ex);
 
 #endif

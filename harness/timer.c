@@ -27,6 +27,8 @@ void xf_time(xf_runner *r, xf_instance *in, const xf_timer_opts *o, xf_timing *t
     memset(r->ex.stage_calls, 0, sizeof r->ex.stage_calls);
     int cap = 64, n = 0;
     double *s = malloc((size_t)cap * sizeof *s), spent = 0.0;
+    xf_snapshot before, after;
+    xf_snapshot_take(&before);
     while ((spent < o->min_time_s * 1e9 || n < o->min_reps) && n < MAX_REPS) {
         double t0 = xf_now_ns();
         xf_runner_run(r, in);
@@ -35,6 +37,10 @@ void xf_time(xf_runner *r, xf_instance *in, const xf_timer_opts *o, xf_timing *t
         s[n++] = dt;
         spent += dt;
     }
+    xf_snapshot_take(&after);
+    xf_contention_of(&before, &after, &t->state);
+    t->samples = malloc((size_t)n * sizeof *t->samples);
+    memcpy(t->samples, s, (size_t)n * sizeof *s);
     qsort(s, (size_t)n, sizeof *s, cmp_double);
     t->reps = n;
     t->min_ns = s[0];
@@ -43,4 +49,10 @@ void xf_time(xf_runner *r, xf_instance *in, const xf_timer_opts *o, xf_timing *t
     t->p90_ns = s[n - 1 - n / 10];
     t->spread_pct = 100.0 * (t->p90_ns - t->p10_ns) / t->median_ns;
     free(s);
+}
+
+void xf_timing_free(xf_timing *t)
+{
+    free(t->samples);
+    t->samples = NULL;
 }

@@ -1,8 +1,11 @@
 // In-process timing: warm-up, then one timestamp pair per call until both a
-// minimum time and a minimum count are reached.
+// minimum time and a minimum count are reached. Every timed call is kept
+// (samples, in the order they ran) with the machine's state around the
+// timed loop (contention.h).
 #ifndef XF_TIMER_H
 #define XF_TIMER_H
 
+#include "contention.h"
 #include "runner.h"
 
 typedef struct {
@@ -14,8 +17,11 @@ typedef struct {
     int reps;
     double median_ns, min_ns, p10_ns, p90_ns;
     double spread_pct; // (p90 - p10) / median, in percent
+    double *samples;   // reps times in ns, in timing order; owned (xf_timing_free)
+    xf_contention state;
 } xf_timing;
 
 void xf_time(xf_runner *r, xf_instance *in, const xf_timer_opts *o, xf_timing *t);
+void xf_timing_free(xf_timing *t);
 
 #endif

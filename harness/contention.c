@@ -1,0 +1,148 @@
+#include <dirent.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "contention.h"
+#include "stages/stage.h"
+
+// Runnable threads of this process (state R in /proc/self/task/*/stat):
+// our own OpenMP or BLAS workers spinning are not competitors.
+static int own_running(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    if (!d) return 1;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.') continue;
+        char path[300], buf[512];
+        snprintf(path, sizeof path, "/proc/self/task/%s/stat", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        size_t len = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[len] = '\0';
+        const char *close = strrchr(buf, ')'); // the name may hold spaces and parentheses
+        if (close && close[1] == ' ' && close[2] == 'R') n++;
+    }
+    closedir(d);
+    return n;
+}
+
+static double ns_of(clockid_t id)
+{
+    struct timespec t;
+    clock_gettime(id, &t);
+    return 1e9 * (double)t.tv_sec + (double)t.tv_nsec;
+}
+
+static void read_stat(xf_snapshot *s)
+{
+    s->steal_ticks = 0, s->procs_running = 0;
+    FILE *f = fopen("/proc/stat", "r");
+    if (!f) return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        unsigned long long v[8];
+        // cpu  user nice system idle iowait irq softirq steal ...
+        if (!strncmp(line, "cpu ", 4) &&
+            sscanf(line + 4, "%llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+                   &v[6], &v[7]) == 8)
+            s->steal_ticks = v[7];
+        else
+            sscanf(line, "procs_running %d", &s->procs_running);
+    }
+    fclose(f);
+}
+
+// The core clock from a chain of dependent adds: each waits for the one
+// before, one per cycle on every x86-64 core since the P6, so adds per
+// nanosecond is GHz. The best of several tries: an interruption can only
+// make a try slower. A clock that moved between before and after (thermal
+// or power limits, a co-tenant's turbo budget) changes what a time means.
+//
+// The runnable count is read after each try and the smallest kept: a
+// kernel thread that wakes for a moment is not a competitor, a process
+// that keeps a core busy is runnable at every read.
+static double clock_ghz(int *fewest_running)
+{
+    xf_snapshot st;
+    *fewest_running = 1 << 30;
+#if defined(__x86_64__)
+    enum { ITERS = 1 << 14, ADDS = 32 };
+    double best = 0.0;
+    for (int t = 0; t < 5; t++) {
+        uint64_t x = 0;
+        double t0 = ns_of(CLOCK_MONOTONIC);
+        for (int i = 0; i < ITERS; i++)
+            __asm__ volatile(".rept 32\n\tadd $1, %0\n\t.endr" : "+r"(x));
+        double ghz = (double)ITERS * ADDS / (ns_of(CLOCK_MONOTONIC) - t0);
+        if (ghz > best) best = ghz;
+        read_stat(&st);
+        st.procs_running -= own_running();
+        if (st.procs_running < *fewest_running) *fewest_running = st.procs_running;
+    }
+    return best;
+#else
+    for (int t = 0; t < 5; t++) {
+        read_stat(&st);
+        st.procs_running -= own_running();
+        if (st.procs_running < *fewest_running) *fewest_running = st.procs_running;
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+    return 0.0;
+#endif
+}
+
+void xf_snapshot_take(xf_snapshot *s)
+{
+    int fewest;
+    s->clock_ghz = clock_ghz(&fewest);
+    read_stat(s);
+    s->procs_running = fewest;
+    s->load1 = 0.0;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%lf", &s->load1) != 1) s->load1 = 0.0;
+        fclose(f);
+    }
+    s->thread_cpu_ns = ns_of(CLOCK_THREAD_CPUTIME_ID);
+    s->wall_ns = ns_of(CLOCK_MONOTONIC);
+}
+
+// The thresholds, each above what an idle machine of this kind shows (a
+// clean 1 s measurement: steal 0-1%, the thread at 99-100% of wall time, the
+// clock within 2%), below what one competing busy process causes (steal or
+// preemption of tens of percent, a second runnable task):
+// - steal above 5% of a CPU: the host ran someone else on our CPU for that
+//   share of the time (ticks are 10 ms: a 0.5 s case sees 5% as 2-3 ticks);
+// - the timing thread ran under 90% of the wall time: it was preempted (a
+//   task pinned to its core takes half);
+// - another runnable task at every read at either end: a co-runner
+//   competes for a core
+//   (with 2 cores, for ours or the one our memory traffic shares);
+// - the clock moved by more than 10% between the two ends.
+void xf_contention_of(const xf_snapshot *b, const xf_snapshot *a, xf_contention *c)
+{
+    memset(c, 0, sizeof *c);
+    const double wall = a->wall_ns - b->wall_ns;
+    const long hz = sysconf(_SC_CLK_TCK);
+    c->steal_pct = wall > 0 && hz > 0 ? 100.0 * (double)(a->steal_ticks - b->steal_ticks) / ((double)hz * wall * 1e-9) : 0;
+    c->thread_cpu_pct = wall > 0 ? 100.0 * (a->thread_cpu_ns - b->thread_cpu_ns) / wall : 100.0;
+    c->others_running = b->procs_running > a->procs_running ? b->procs_running : a->procs_running;
+    if (c->others_running < 0) c->others_running = 0;
+    c->clock_before_ghz = b->clock_ghz, c->clock_after_ghz = a->clock_ghz;
+    c->load1 = a->load1;
+    if (c->steal_pct > 5.0) xf_append(c->why, sizeof c->why, "%ssteal %.0f%% of a CPU", c->why[0] ? "; " : "", c->steal_pct);
+    if (c->thread_cpu_pct < 90.0)
+        xf_append(c->why, sizeof c->why, "%sthread ran %.0f%% of wall time", c->why[0] ? "; " : "", c->thread_cpu_pct);
+    if (c->others_running > 0)
+        xf_append(c->why, sizeof c->why, "%s%d other runnable task(s)", c->why[0] ? "; " : "", c->others_running);
+    if (b->clock_ghz > 0 && a->clock_ghz > 0 &&
+        (a->clock_ghz > 1.1 * b->clock_ghz || a->clock_ghz < b->clock_ghz / 1.1))
+        xf_append(c->why, sizeof c->why, "%sclock %.2f -> %.2f GHz", c->why[0] ? "; " : "", b->clock_ghz, a->clock_ghz);
+    c->contended = c->why[0] != '\0';
+}
