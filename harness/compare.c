@@ -1,16 +1,19 @@
 // xfbench compare (compare.h). A case is a row's stage, variant, shape and
-// thread count (the CSV columns before reps); its time in a file is the
-// median of the median_ns of its passed rows (sweeps repeat cases). Rows
-// that failed their check carry no time and are left out, and counted.
+// thread count (the CSV columns before reps, and the shape description);
+// its samples in a file are every timed call of its passed rows
+// (samples_ns; a CSV from before that column: each row's median_ns as one
+// sample). Rows that failed their check carry no time and are left out,
+// and counted; so are rows measured while contended (counted, kept).
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "compare.h"
+#include "csv.h"
 #include "options.h"
-
-enum { MAX_FIELDS = 64, LINE = 4096 };
+#include "rng.h"
+#include "stats.h"
 
 // The CSV columns that make up a case, and those read.
 static const char *const KEY[] = {"stage", "variant", "batch", "heads", "dk", "seq_q", "seq_k",
@@ -18,7 +21,7 @@ static const char *const KEY[] = {"stage", "variant", "batch", "heads", "dk", "s
 enum { NKEY = sizeof KEY / sizeof KEY[0] };
 
 typedef struct {
-    char key[512];  // KEY fields joined by ','
+    char key[512];   // KEY fields joined by ',', and the shape description
     char shape[400]; // for the table: the fields after stage and variant
     char stage[32], variant[64];
     double *ns;
@@ -27,32 +30,8 @@ typedef struct {
 
 typedef struct {
     run_case *c;
-    int n, cap, failed_rows;
+    int n, cap, failed_rows, contended_rows;
 } run;
-
-// Splits one CSV line in place (double quotes, no quote escapes: what
-// xfbench writes). Returns the number of fields, -1 if malformed.
-static int split(char *line, char **field)
-{
-    int n = 0;
-    char *p = line;
-    for (;;) {
-        if (n == MAX_FIELDS) return -1;
-        if (*p == '"') {
-            field[n++] = ++p;
-            p = strchr(p, '"');
-            if (!p) return -1;
-            *p++ = '\0';
-            if (*p != ',' && *p != '\0') return -1;
-        } else {
-            field[n++] = p;
-            p += strcspn(p, ",");
-        }
-        if (*p != ',') break;
-        *p++ = '\0';
-    }
-    return n;
-}
 
 static int column(char **names, int n, const char *name)
 {
@@ -77,36 +56,71 @@ static run_case *find_or_add(run *r, const char *key)
     return c;
 }
 
+static void add_sample(run_case *c, double ns)
+{
+    if (c->n == c->cap) {
+        c->cap = c->cap ? 2 * c->cap : 16;
+        double *ns_all = realloc(c->ns, (size_t)c->cap * sizeof *ns_all);
+        if (!ns_all) xf_die_usage("compare: out of memory");
+        c->ns = ns_all;
+    }
+    c->ns[c->n++] = ns;
+}
+
+static double parse_time(const char *s, const char *path, int lineno, const char *what)
+{
+    char *end;
+    double ns = strtod(s, &end);
+    if (end == s || *end || !(ns > 0) || ns > 1e18)
+        xf_die_usage("compare: %s:%d: %s '%.40s' is not a time", path, lineno, what, s);
+    return ns;
+}
+
+// Adds a row's samples_ns ("812;790;..."), or its median_ns if it has none.
+static void add_samples(run_case *c, char *samples, const char *median, const char *path, int lineno)
+{
+    if (!samples || !*samples) {
+        add_sample(c, parse_time(median, path, lineno, "median_ns"));
+        return;
+    }
+    for (char *p = samples; *p;) {
+        size_t len = strcspn(p, ";");
+        const int last = p[len] == '\0';
+        p[len] = '\0';
+        add_sample(c, parse_time(p, path, lineno, "a sample in samples_ns"));
+        p += len + !last;
+    }
+}
+
 static void load(const char *path, run *r)
 {
     FILE *f = fopen(path, "r");
     if (!f) xf_die_usage("compare: cannot open '%s'", path);
-    char head[LINE], line[LINE], *names[MAX_FIELDS], *v[MAX_FIELDS];
-    if (!fgets(head, sizeof head, f)) xf_die_usage("compare: '%s' is empty", path);
+    char *head = NULL, *line = NULL, *names[XF_CSV_MAX_FIELDS], *v[XF_CSV_MAX_FIELDS];
+    size_t head_cap = 0, line_cap = 0;
+    if (getline(&head, &head_cap, f) < 0) xf_die_usage("compare: '%s' is empty", path);
     head[strcspn(head, "\r\n")] = '\0';
-    const int nh = split(head, names);
+    const int nh = xf_csv_split(head, names, NULL);
     int key_col[NKEY], ns_col = nh > 0 ? column(names, nh, "median_ns") : -1;
     int passed_col = nh > 0 ? column(names, nh, "passed") : -1;
-    // The stage's own description tells apart what the columns above do
-    // not (decode_layer's depth, generate's vocab); CSVs before it lack it.
+    // Optional columns: CSVs from older versions lack them.
     const int shape_col = nh > 0 ? column(names, nh, "shape") : -1;
+    const int samples_col = nh > 0 ? column(names, nh, "samples_ns") : -1;
+    const int contended_col = nh > 0 ? column(names, nh, "contended") : -1;
     for (int i = 0; i < NKEY; i++)
         if ((key_col[i] = nh > 0 ? column(names, nh, KEY[i]) : -1) < 0)
             xf_die_usage("compare: '%s' is not an xfbench CSV (no '%s' column)", path, KEY[i]);
     if (ns_col < 0 || passed_col < 0) xf_die_usage("compare: '%s' is not an xfbench CSV (no median_ns or passed)", path);
-    for (int lineno = 2; fgets(line, sizeof line, f); lineno++) {
-        if (!strchr(line, '\n') && !feof(f)) xf_die_usage("compare: %s:%d: line too long", path, lineno);
+    for (int lineno = 2; getline(&line, &line_cap, f) >= 0; lineno++) {
         line[strcspn(line, "\r\n")] = '\0';
         if (!line[0]) continue;
-        if (split(line, v) != nh) xf_die_usage("compare: %s:%d: %s fields, the header has %d", path, lineno,
-                                               "a different number of", nh);
+        if (xf_csv_split(line, v, NULL) != nh)
+            xf_die_usage("compare: %s:%d: a different number of fields than the header's %d", path, lineno, nh);
         if (strcmp(v[passed_col], "1")) { // failed its check: no time to compare
             r->failed_rows++;
             continue;
         }
-        char *end;
-        double ns = strtod(v[ns_col], &end);
-        if (end == v[ns_col] || *end || !(ns > 0)) xf_die_usage("compare: %s:%d: median_ns '%s' is not a time", path, lineno, v[ns_col]);
+        if (contended_col >= 0 && !strcmp(v[contended_col], "1")) r->contended_rows++;
         char key[512] = "", shape[400] = "";
         for (int i = 0; i < NKEY; i++) {
             size_t len = strlen(key);
@@ -117,103 +131,134 @@ static void load(const char *path, run *r)
                 snprintf(shape + len, sizeof shape - len, "%s%s=%s", len ? " " : "", KEY[i], v[key_col[i]]);
             }
         }
+        // The stage's own description tells apart what the columns above
+        // do not (decode_layer's depth, generate's vocab, the dtype).
         if (shape_col >= 0) {
             size_t len = strlen(key);
             snprintf(key + len, sizeof key - len, ",%s", v[shape_col]);
-            if (!strncmp(v[key_col[0]], "decode", 6) || !strcmp(v[key_col[0]], "generate"))
+            if (!strncmp(v[key_col[0]], "decode", 6) || !strcmp(v[key_col[0]], "generate") || strstr(v[shape_col], "dtype="))
                 snprintf(shape, sizeof shape, "%s", v[shape_col]);
         }
         run_case *c = find_or_add(r, key);
         snprintf(c->stage, sizeof c->stage, "%s", v[key_col[0]]);
         snprintf(c->variant, sizeof c->variant, "%s", v[key_col[1]]);
         snprintf(c->shape, sizeof c->shape, "%s", shape);
-        if (c->n == c->cap) {
-            c->cap = c->cap ? 2 * c->cap : 4;
-            double *ns_all = realloc(c->ns, (size_t)c->cap * sizeof *ns_all);
-            if (!ns_all) xf_die_usage("compare: out of memory");
-            c->ns = ns_all;
-        }
-        c->ns[c->n++] = ns;
+        add_samples(c, samples_col >= 0 ? v[samples_col] : NULL, v[ns_col], path, lineno);
     }
+    free(head);
+    free(line);
     fclose(f);
 }
 
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+static const char USAGE[] = "usage: xfbench compare A.csv B.csv [--fail-below R] [--seed N]";
 
-static double median(run_case *c)
-{
-    qsort(c->ns, (size_t)c->n, sizeof *c->ns, by_value);
-    return c->n % 2 ? c->ns[c->n / 2] : 0.5 * (c->ns[c->n / 2 - 1] + c->ns[c->n / 2]);
-}
+// One (stage, variant): its cases' bootstrap log-speedups, summed per
+// replicate, give the geometric mean's interval (cases are independent).
+typedef struct {
+    char name[100];
+    double log_sum, *rep_sum;
+    int count;
+} group;
 
 int xf_compare_main(int argc, char **argv)
 {
     const char *files[2] = {NULL, NULL};
     double fail_below = 0.0;
+    unsigned long long seed = 1;
     int nfiles = 0;
     for (int i = 0; i < argc; i++) {
+        char *end;
         if (!strcmp(argv[i], "--fail-below")) {
-            char *end;
             if (i + 1 == argc) xf_die_usage("compare: --fail-below needs a ratio");
             fail_below = strtod(argv[++i], &end);
             if (*end || !(fail_below > 0 && fail_below < 1e6))
                 xf_die_usage("compare: --fail-below: '%s' is not a positive ratio", argv[i]);
+        } else if (!strcmp(argv[i], "--seed")) {
+            if (i + 1 == argc) xf_die_usage("compare: --seed needs a whole number");
+            seed = strtoull(argv[++i], &end, 10);
+            if (*end || !*argv[i] || argv[i][0] == '-') xf_die_usage("compare: --seed: '%s' is not a whole number", argv[i]);
         } else if (argv[i][0] == '-' && argv[i][1]) {
-            xf_die_usage("compare: unknown option '%s' (usage: xfbench compare A.csv B.csv [--fail-below R])", argv[i]);
+            xf_die_usage("compare: unknown option '%s' (%s)", argv[i], USAGE);
         } else if (nfiles < 2) {
             files[nfiles++] = argv[i];
         } else {
-            xf_die_usage("compare: more than two files (usage: xfbench compare A.csv B.csv [--fail-below R])");
+            xf_die_usage("compare: more than two files (%s)", USAGE);
         }
     }
-    if (nfiles != 2) xf_die_usage("compare: needs two CSV files (usage: xfbench compare A.csv B.csv [--fail-below R])");
+    if (nfiles != 2) xf_die_usage("compare: needs two CSV files (%s)", USAGE);
     run a = {0}, b = {0};
     load(files[0], &a);
     load(files[1], &b);
-    printf("speedup = time in A / time in B (> 1: B is faster); A = %s, B = %s\n", files[0], files[1]);
-    printf("%-14s %-16s %-92s %11s %11s %8s\n", "stage", "variant", "case", "A ms", "B ms", "speedup");
-    // Geometric means per (stage, variant), in order of first appearance.
-    char groups[256][100];
-    double log_sum[256] = {0};
-    int count[256] = {0}, ngroups = 0, common = 0, only_a = 0;
+    // Pair the cases; size the bootstrap so it stays within a few seconds
+    // however many samples the files hold.
+    int *pair = malloc((size_t)(a.n ? a.n : 1) * sizeof *pair), common = 0;
+    double total = 0.0;
     for (int i = 0; i < a.n; i++) {
-        run_case *ca = &a.c[i], *cb = NULL;
-        for (int j = 0; j < b.n && !cb; j++)
-            if (!strcmp(b.c[j].key, ca->key)) cb = &b.c[j];
-        if (!cb) {
-            only_a++;
-            continue;
-        }
-        common++;
-        const double ta = median(ca), tb = median(cb), s = ta / tb;
-        printf("%-14s %-16s %-92s %11.5g %11.5g %7.3fx\n", ca->stage, ca->variant, ca->shape, ta / 1e6, tb / 1e6, s);
+        pair[i] = -1;
+        for (int j = 0; j < b.n && pair[i] < 0; j++)
+            if (!strcmp(b.c[j].key, a.c[i].key)) pair[i] = j;
+        if (pair[i] >= 0) common++, total += a.c[i].n + b.c[pair[i]].n;
+    }
+    if (!common) xf_die_usage("compare: %s and %s have no case in common", files[0], files[1]);
+    const int nboot = xf_bootstrap_count(total);
+    printf("speedup = time in A / time in B (> 1: B is faster); A = %s, B = %s\n", files[0], files[1]);
+    printf("95%% interval: bootstrap of the ratio of medians, %d resamples, --seed %llu; p: Mann-Whitney U, two-sided;\n"
+           "a case is faster or slower only if its interval excludes 1 and p < %g, else same (within noise)\n",
+           nboot, seed, XF_CALL_ALPHA);
+    printf("%-14s %-16s %-70s %6s %6s %10s %10s %8s %-17s %8s %s\n", "stage", "variant", "case", "n_A", "n_B", "A ms",
+           "B ms", "speedup", "95% interval", "p", "verdict");
+    xf_rng rng = {seed};
+    double *rep = malloc((size_t)nboot * sizeof *rep);
+    group *groups = calloc((size_t)common, sizeof *groups);
+    int ngroups = 0, faster = 0, slower = 0, below = 0;
+    for (int i = 0; i < a.n; i++) {
+        if (pair[i] < 0) continue;
+        run_case *ca = &a.c[i], *cb = &b.c[pair[i]];
+        xf_ratio_stats st;
+        xf_ratio_of_medians(ca->ns, ca->n, cb->ns, cb->n, nboot, &rng, rep, &st);
+        const double p = xf_mann_whitney_p(ca->ns, ca->n, cb->ns, cb->n);
+        const char *verdict = st.lo > 1.0 && p < XF_CALL_ALPHA ? "faster" : st.hi < 1.0 && p < XF_CALL_ALPHA ? "slower" : "same";
+        faster += verdict[0] == 'f', slower += verdict[0] == 's' && verdict[1] == 'l';
+        const int bad = fail_below > 0 && st.hi < fail_below;
+        below += bad;
+        char interval[40];
+        snprintf(interval, sizeof interval, "[%.3f, %.3f]", st.lo, st.hi);
+        printf("%-14s %-16s %-70s %6d %6d %10.5g %10.5g %7.3fx %-17s %8.2g %s%s\n", ca->stage, ca->variant, ca->shape,
+               ca->n, cb->n, st.median_a / 1e6, st.median_b / 1e6, st.ratio, interval, p, verdict,
+               bad ? "  BELOW --fail-below" : "");
         char g[100];
         snprintf(g, sizeof g, "%s %s", ca->stage, ca->variant);
         int k = 0;
-        while (k < ngroups && strcmp(groups[k], g)) k++;
-        if (k == ngroups && ngroups < 256) snprintf(groups[ngroups++], sizeof groups[0], "%s", g);
-        if (k < 256) log_sum[k] += log(s), count[k]++;
+        while (k < ngroups && strcmp(groups[k].name, g)) k++;
+        if (k == ngroups) {
+            snprintf(groups[ngroups].name, sizeof groups[0].name, "%s", g);
+            groups[ngroups++].rep_sum = calloc((size_t)nboot, sizeof(double));
+        }
+        groups[k].log_sum += log(st.ratio), groups[k].count++;
+        for (int r = 0; r < nboot; r++) groups[k].rep_sum[r] += log(rep[r]);
     }
-    if (!common) xf_die_usage("compare: %s and %s have no case in common", files[0], files[1]);
-    printf("\ngeometric mean speedup per stage and variant:\n");
-    int below = 0;
+    printf("\ngeometric mean speedup per stage and variant, with its 95%% interval:\n");
     for (int k = 0; k < ngroups; k++) {
-        const double gm = exp(log_sum[k] / count[k]);
-        const int bad = fail_below > 0 && gm < fail_below;
+        group *g = &groups[k];
+        for (int r = 0; r < nboot; r++) g->rep_sum[r] = exp(g->rep_sum[r] / g->count);
+        double lo, hi;
+        xf_percentile_interval(g->rep_sum, nboot, &lo, &hi);
+        const double gm = exp(g->log_sum / g->count);
+        const int bad = fail_below > 0 && hi < fail_below;
         below += bad;
-        printf("  %-32s %7.3fx over %d case(s)%s\n", groups[k], gm, count[k], bad ? "  BELOW --fail-below" : "");
+        printf("  %-32s %7.3fx [%.3f, %.3f] over %d case(s)%s\n", g->name, gm, lo, hi, g->count,
+               bad ? "  BELOW --fail-below" : "");
+        free(g->rep_sum);
     }
-    printf("%d case(s) in common, %d only in A, %d only in B; rows that failed their check (not compared): %d in A, %d in B\n",
-           common, only_a, b.n - common, a.failed_rows, b.failed_rows);
+    printf("%d case(s) in common: %d faster, %d slower, %d same within noise; %d only in A, %d only in B\n"
+           "rows that failed their check (not compared): %d in A, %d in B; rows measured while contended: %d in A, %d in B\n",
+           common, faster, slower, common - faster - slower, a.n - common, b.n - common, a.failed_rows, b.failed_rows,
+           a.contended_rows, b.contended_rows);
     for (int i = 0; i < a.n; i++) free(a.c[i].ns);
     for (int i = 0; i < b.n; i++) free(b.c[i].ns);
-    free(a.c), free(b.c);
+    free(a.c), free(b.c), free(pair), free(rep), free(groups);
     if (below) {
-        printf("compare: %d geometric mean(s) below %g\n", below, fail_below);
+        printf("compare: %d interval(s) wholly below %g\n", below, fail_below);
         return 1;
     }
     return 0;

@@ -81,6 +81,15 @@ void xf_ref_attention_d(const xf_attention_args *shape, const double *q, const d
                         const double *v, const double *qvar, const double *kvar,
                         const double *vvar, double math_ulp, double *out, double *outvar,
                         double *bound);
+// The same by the plain loops of attention_ref.c (the specification), and
+// by attention_fast.c (GEMMs of gemm_d.h, threaded); xf_ref_attention_d
+// calls one of them (xf_ref_plain()).
+void xf_ref_attention_plain_d(const xf_attention_args *shape, const double *q, const double *k, const double *v,
+                              const double *qvar, const double *kvar, const double *vvar, double math_ulp,
+                              double *out, double *outvar, double *bound);
+void xf_ref_attention_fast_d(const xf_attention_args *shape, const double *q, const double *k, const double *v,
+                             const double *qvar, const double *kvar, const double *vvar, double math_ulp, double *out,
+                             double *outvar, double *bound);
 
 // The stage as an fp32 variant sees it: reference and bound.
 void xf_ref_attention(const xf_attention_args *a, double math_ulp, double *out_ref, double *bound);

@@ -3,6 +3,7 @@
 
 #include "attention.h"
 #include "errmodel.h"
+#include "gemm_d.h"
 #include "softmax.h"
 
 typedef struct {
@@ -74,10 +75,9 @@ static void output_row(const xf_attention_args *a, const double *v, const double
 }
 
 // q, k, v, out as described in attention.h, in fp64.
-void xf_ref_attention_d(const xf_attention_args *a, const double *q, const double *k,
-                        const double *v, const double *qvar, const double *kvar,
-                        const double *vvar, double math_ulp, double *out, double *outvar,
-                        double *bound)
+void xf_ref_attention_plain_d(const xf_attention_args *a, const double *q, const double *k, const double *v,
+                              const double *qvar, const double *kvar, const double *vvar, double math_ulp,
+                              double *out, double *outvar, double *bound)
 {
     const int n = a->seq_k, dk = a->dk;
     const double scale = 1.0 / sqrt((double)dk);
@@ -119,6 +119,14 @@ void xf_ref_attention_d(const xf_attention_args *a, const double *q, const doubl
             }
     }
     scratch_free(&r);
+}
+
+void xf_ref_attention_d(const xf_attention_args *a, const double *q, const double *k, const double *v,
+                        const double *qvar, const double *kvar, const double *vvar, double math_ulp, double *out,
+                        double *outvar, double *bound)
+{
+    if (xf_ref_plain()) xf_ref_attention_plain_d(a, q, k, v, qvar, kvar, vvar, math_ulp, out, outvar, bound);
+    else xf_ref_attention_fast_d(a, q, k, v, qvar, kvar, vvar, math_ulp, out, outvar, bound);
 }
 
 // Widens rows of width floats at stride ld, keeping the ld layout; the

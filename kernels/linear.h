@@ -41,6 +41,14 @@ void xf_ref_linear_d(int m, int n, int k, const double *x, const double *xvar,
                      const float *w, const float *b, int relu, double *y, double *yvar,
                      double *bound);
 
+// The same by the plain loops of linear_ref.c (the specification), and by
+// linear_fast.c (blocked and threaded: gemm_d.h); xf_ref_linear_d calls
+// one of them (xf_ref_plain()).
+void xf_ref_linear_plain_d(int m, int n, int k, const double *x, const double *xvar, const float *w, const float *b,
+                           int relu, double *y, double *yvar, double *bound);
+void xf_ref_linear_fast_d(int m, int n, int k, const double *x, const double *xvar, const float *w, const float *b,
+                          int relu, double *y, double *yvar, double *bound);
+
 // The stage as an fp32 variant sees it: reference and bound.
 void xf_ref_linear(const xf_linear_args *a, double *y_ref, double *bound);
 

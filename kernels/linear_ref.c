@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "errmodel.h"
+#include "gemm_d.h"
 #include "linear.h"
 
 // x is (m,k), w is (n,k), y is (m,n)
@@ -16,9 +17,8 @@
 // yvar (error model, errmodel.h): the propagated sum_p w_jp^2 xvar_p plus
 // k+2 roundings (products, sums, bias, fp32 result) of at most sum |x w|.
 // ReLU is 1-Lipschitz, so the variance passes through unchanged.
-void xf_ref_linear_d(int m, int n, int k, const double *x, const double *xvar,
-                     const float *w, const float *b, int relu, double *y, double *yvar,
-                     double *bound)
+void xf_ref_linear_plain_d(int m, int n, int k, const double *x, const double *xvar, const float *w, const float *b,
+                           int relu, double *y, double *yvar, double *bound)
 {
     const double tiny = (k + 1) * 0x1p-150;
     for (int i = 0; i < m; i++) {
@@ -37,6 +37,13 @@ void xf_ref_linear_d(int m, int n, int k, const double *x, const double *xvar,
             if (bound) bound[o] = xf_gamma(k + 1) * abs_acc + XF_U * fabs(acc) + tiny;
         }
     }
+}
+
+void xf_ref_linear_d(int m, int n, int k, const double *x, const double *xvar, const float *w, const float *b,
+                     int relu, double *y, double *yvar, double *bound)
+{
+    if (xf_ref_plain()) xf_ref_linear_plain_d(m, n, k, x, xvar, w, b, relu, y, yvar, bound);
+    else xf_ref_linear_fast_d(m, n, k, x, xvar, w, b, relu, y, yvar, bound);
 }
 
 // bf16 (inputs already bf16 values, fp32 accumulation, the output rounded

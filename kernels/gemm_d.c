@@ -1,0 +1,140 @@
+#include <stdlib.h>
+#include <string.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "gemm_d.h"
+
+static int plain_loops;
+
+void xf_ref_set_plain(int plain) { plain_loops = plain; }
+int xf_ref_plain(void) { return plain_loops; }
+
+int xf_ref_threads(void)
+{
+#ifdef _OPENMP
+    return omp_get_num_procs();
+#else
+    return 1;
+#endif
+}
+
+// The register tile: MR x NR accumulators, 12 AVX2 registers. KC x NC of
+// b (256 KiB) stays in the L2 while MC x KC of a (96 KiB) streams through
+// it; the kernels' own blocking (variants/isa/blocking.c) is not reused:
+// the reference must not depend on what it checks.
+enum { MR = 6, NR = 8, KC = 256, MC = 48, NC = 128 };
+
+// kc x nr of b into [p][NR], zero-padded past n.
+static void pack_b(int kc, int nr, const double *b, size_t rsb, size_t csb, double *out)
+{
+    for (int p = 0; p < kc; p++)
+        for (int j = 0; j < NR; j++) out[p * NR + j] = j < nr ? b[p * rsb + j * csb] : 0.0;
+}
+
+static void pack_a(int mr, int kc, const double *a, size_t rsa, size_t csa, double *out)
+{
+    for (int p = 0; p < kc; p++)
+        for (int i = 0; i < MR; i++) out[p * MR + i] = i < mr ? a[i * rsa + p * csa] : 0.0;
+}
+
+// The tile's sums: portable C, and on a CPU with AVX2 and FMA the same
+// sums with fused multiply-adds (one rounding per product and sum instead
+// of two: the same fp64 arithmetic, at four times the rate).
+static void tile_c(int kc, const double *ap, const double *bp, double t[MR][NR])
+{
+    for (int p = 0; p < kc; p++)
+        for (int i = 0; i < MR; i++)
+            for (int j = 0; j < NR; j++) t[i][j] += ap[p * MR + i] * bp[p * NR + j];
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx2,fma"))) static void tile_fma(int kc, const double *ap, const double *bp, double t[MR][NR])
+{
+    // Named accumulators: gcc keeps an array of vectors in memory.
+    __m256d c00 = _mm256_setzero_pd(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00,
+            c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
+    for (int p = 0; p < kc; p++, ap += MR, bp += NR) {
+        const __m256d b0 = _mm256_loadu_pd(bp), b1 = _mm256_loadu_pd(bp + 4);
+        __m256d a = _mm256_broadcast_sd(ap);
+        c00 = _mm256_fmadd_pd(a, b0, c00), c01 = _mm256_fmadd_pd(a, b1, c01);
+        a = _mm256_broadcast_sd(ap + 1);
+        c10 = _mm256_fmadd_pd(a, b0, c10), c11 = _mm256_fmadd_pd(a, b1, c11);
+        a = _mm256_broadcast_sd(ap + 2);
+        c20 = _mm256_fmadd_pd(a, b0, c20), c21 = _mm256_fmadd_pd(a, b1, c21);
+        a = _mm256_broadcast_sd(ap + 3);
+        c30 = _mm256_fmadd_pd(a, b0, c30), c31 = _mm256_fmadd_pd(a, b1, c31);
+        a = _mm256_broadcast_sd(ap + 4);
+        c40 = _mm256_fmadd_pd(a, b0, c40), c41 = _mm256_fmadd_pd(a, b1, c41);
+        a = _mm256_broadcast_sd(ap + 5);
+        c50 = _mm256_fmadd_pd(a, b0, c50), c51 = _mm256_fmadd_pd(a, b1, c51);
+    }
+    _mm256_storeu_pd(t[0], c00), _mm256_storeu_pd(t[0] + 4, c01), _mm256_storeu_pd(t[1], c10);
+    _mm256_storeu_pd(t[1] + 4, c11), _mm256_storeu_pd(t[2], c20), _mm256_storeu_pd(t[2] + 4, c21);
+    _mm256_storeu_pd(t[3], c30), _mm256_storeu_pd(t[3] + 4, c31), _mm256_storeu_pd(t[4], c40);
+    _mm256_storeu_pd(t[4] + 4, c41), _mm256_storeu_pd(t[5], c50), _mm256_storeu_pd(t[5] + 4, c51);
+}
+#endif
+
+static int have_fma(void)
+{
+#if defined(__x86_64__)
+    static int have = -1;
+    if (have < 0) {
+        __builtin_cpu_init();
+        have = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    }
+    return have;
+#else
+    return 0;
+#endif
+}
+
+static void micro(int kc, const double *ap, const double *bp, double *c, size_t ldc, int mr, int nr, int add)
+{
+    double t[MR][NR] = {{0}};
+#if defined(__x86_64__)
+    if (have_fma()) tile_fma(kc, ap, bp, t);
+    else
+#endif
+        tile_c(kc, ap, bp, t);
+    for (int i = 0; i < mr; i++)
+        for (int j = 0; j < nr; j++) c[i * ldc + j] = add ? c[i * ldc + j] + t[i][j] : t[i][j];
+}
+
+void xf_gemm_d(int m, int n, int k, const double *a, size_t rsa, size_t csa, const double *b, size_t rsb,
+               size_t csb, double *c, size_t ldc)
+{
+    if (k == 0) {
+        for (int i = 0; i < m; i++) memset(c + (size_t)i * ldc, 0, (size_t)n * sizeof *c);
+        return;
+    }
+    double *bp = malloc((size_t)KC * (NC + NR) * sizeof *bp);
+    have_fma(); // settled before the threads race to set it
+    for (int jc = 0; jc < n; jc += NC) {
+        const int nc = n - jc < NC ? n - jc : NC;
+        for (int pc = 0; pc < k; pc += KC) {
+            const int kc = k - pc < KC ? k - pc : KC;
+            for (int jr = 0; jr < nc; jr += NR)
+                pack_b(kc, nc - jr < NR ? nc - jr : NR, b + (size_t)pc * rsb + (size_t)(jc + jr) * csb, rsb, csb,
+                       bp + (size_t)jr * kc);
+#pragma omp parallel for schedule(dynamic) num_threads(xf_ref_threads()) if (m > MC)
+            for (int ic = 0; ic < m; ic += MC) {
+                double ap[KC * MC];
+                const int mc = m - ic < MC ? m - ic : MC;
+                for (int ir = 0; ir < mc; ir += MR)
+                    pack_a(mc - ir < MR ? mc - ir : MR, kc, a + (size_t)(ic + ir) * rsa + (size_t)pc * csa, rsa, csa,
+                           ap + (size_t)ir * kc);
+                for (int jr = 0; jr < nc; jr += NR)
+                    for (int ir = 0; ir < mc; ir += MR)
+                        micro(kc, ap + (size_t)ir * kc, bp + (size_t)jr * kc, c + (size_t)(ic + ir) * ldc + jc + jr,
+                              ldc, mc - ir < MR ? mc - ir : MR, nc - jr < NR ? nc - jr : NR, pc > 0);
+            }
+        }
+    }
+    free(bp);
+}

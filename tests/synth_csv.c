@@ -1,0 +1,47 @@
+// Synthetic xfbench CSVs with a known answer, for tests/compare_stats.sh:
+// CASES linear cases of SAMPLES per-call times each, drawn from a
+// lognormal of relative spread SIGMA around 1 ms, times SHIFT for the
+// first PLANTED cases (all if not given). A fraction of the draws (OUTLIERS)
+// are slowed by a further 20-60%, as preemption does on a shared machine.
+// Usage: synth_csv OUT CASES SAMPLES SHIFT SIGMA OUTLIERS SEED [PLANTED]
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static uint64_t state;
+
+static double uniform(void) // (0, 1), splitmix64
+{
+    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return ((double)((z ^ (z >> 31)) >> 11) + 0.5) / 9007199254740992.0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 8 || argc > 9) {
+        fprintf(stderr, "usage: synth_csv OUT CASES SAMPLES SHIFT SIGMA OUTLIERS SEED [PLANTED]\n");
+        return 2;
+    }
+    FILE *f = fopen(argv[1], "w");
+    const int cases = atoi(argv[2]), samples = atoi(argv[3]);
+    const double shift = atof(argv[4]), sigma = atof(argv[5]), outliers = atof(argv[6]);
+    state = strtoull(argv[7], NULL, 10);
+    const int planted = argc == 9 ? atoi(argv[8]) : cases;
+    if (!f || cases < 1 || samples < 1) return 2;
+    fprintf(f, "stage,variant,batch,heads,dk,seq_q,seq_k,d_model,d_ff,layers,n,k,relu,pad,causal,threads,"
+               "median_ns,passed,samples_ns\n");
+    for (int c = 0; c < cases; c++) {
+        fprintf(f, "linear,synth,1,8,64,%d,%d,512,2048,0,1536,512,0,none,0,1,0,1,", 16 * (c + 1), 16 * (c + 1));
+        for (int s = 0; s < samples; s++) {
+            const double normal = sqrt(-2.0 * log(uniform())) * cos(6.283185307179586 * uniform());
+            double t = 1e6 * exp(sigma * normal) * (c < planted ? shift : 1.0);
+            if (uniform() < outliers) t *= 1.2 + 0.4 * uniform();
+            fprintf(f, "%s%.0f", s ? ";" : "", t);
+        }
+        fputc('\n', f);
+    }
+    return fclose(f) ? 2 : 0;
+}
