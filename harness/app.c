@@ -689,6 +689,9 @@ int xf_main(int argc, char **argv)
     if (isa_err) xf_die_usage("%s", isa_err);
     const char *caches_err = xf_caches_env_error();
     if (caches_err) xf_die_usage("%s", caches_err);
+    const char *ref = getenv("XFBENCH_REF");
+    if (ref && strcmp(ref, "plain") && strcmp(ref, "fast"))
+        xf_die_usage("XFBENCH_REF='%s' is not plain or fast (the fp64 reference's loops)", ref);
     int restart = xf_isa_cap_peers();
     if ((o.threads > 1 || cmd == 4) && !getenv("OMP_PROC_BIND") && !getenv("OMP_PLACES")) {
         setenv("OMP_PROC_BIND", "close", 1);

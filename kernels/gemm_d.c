@@ -9,10 +9,19 @@
 
 #include "gemm_d.h"
 
-static int plain_loops;
+// -1: not yet read from XFBENCH_REF ("plain" selects the plain loops).
+static int plain_loops = -1;
 
 void xf_ref_set_plain(int plain) { plain_loops = plain; }
-int xf_ref_plain(void) { return plain_loops; }
+
+int xf_ref_plain(void)
+{
+    if (plain_loops < 0) {
+        const char *env = getenv("XFBENCH_REF");
+        plain_loops = env && !strcmp(env, "plain");
+    }
+    return plain_loops;
+}
 
 int xf_ref_threads(void)
 {

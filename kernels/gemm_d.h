@@ -20,7 +20,8 @@ void xf_gemm_d(int m, int n, int k, const double *a, size_t rsa, size_t csa, con
 int xf_ref_threads(void);
 
 // 1: the stages use their plain loops (the readable specification) instead
-// of the blocked, threaded code; tests/ref_agree.c compares the two.
+// of the blocked, threaded code; tests/ref_agree.c compares the two. The
+// default comes from the environment: XFBENCH_REF=plain.
 void xf_ref_set_plain(int plain);
 int xf_ref_plain(void);
 

@@ -65,6 +65,12 @@ for caches in 32K,1M 32K,1M,32M,1G 32X,1M,32M ,1M,32M 512,1M,32M 32K,1M,99999G; 
     XFBENCH_CACHES=$caches expect "XFBENCH_CACHES" check --stage linear
 done
 
+XFBENCH_REF=quick expect "XFBENCH_REF" check --stage linear
+expect "cannot open" bench --stage embed --seq 2 --jsonl /nonexistent/dir/x.jsonl
+expect "out of range" bench --stage embed --seq 2 --rounds 0
+expect "out of range" bench --stage embed --seq 2 --strict 2
+expect "not a whole number" bench --stage embed --seq 2 --order-seed x
+
 # Help is not an error.
 for c in list check bench forward; do
     "$bin" $c --help >/dev/null 2>&1 || { echo "WRONG: xfbench $c --help failed"; failures=$((failures + 1)); }

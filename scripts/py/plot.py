@@ -15,6 +15,9 @@ import statistics
 import sys
 from collections import defaultdict
 
+# samples_ns holds every timed call: far past csv's default 128 KiB field limit.
+csv.field_size_limit(sys.maxsize)
+
 NEED = ("stage", "variant", "batch", "heads", "dk", "seq_q", "seq_k", "n", "k", "layers", "threads",
         "median_ns", "gflops", "gbps", "pct_peak", "passed", "cpu", "compiler", "commit")
 # Rows held against a bandwidth roof: column roof other than FMA; CSVs

@@ -9,6 +9,9 @@ import statistics
 import sys
 from collections import defaultdict
 
+# samples_ns holds every timed call: far past csv's default 128 KiB field limit.
+csv.field_size_limit(sys.maxsize)
+
 
 def die(message):
     print(f"summarize.py: {message}", file=sys.stderr)

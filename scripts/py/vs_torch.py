@@ -28,6 +28,9 @@ import tempfile
 
 from xfpy import die, require_clean
 
+# samples_ns holds every timed call: far past csv's default 128 KiB field limit.
+csv.field_size_limit(sys.maxsize)
+
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 PY = os.path.join(TOP, "scripts", "py")
 TORCHES = [os.path.join(TOP, ".venv", "bin", "python"), os.path.join(TOP, ".venv-torch2", "bin", "python")]
