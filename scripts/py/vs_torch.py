@@ -202,7 +202,9 @@ def main():
         # unpinned with passive OpenMP waits, and is credited with the faster.
         pins = (1, 0) if args.threads > 1 else (1,)
         # Each xfbench run checks its pass (against the fp64 reference and
-        # PyTorch's stored outputs) before timing it: minutes at seq 2048.
+        # PyTorch's stored outputs) before timing it. These rounds are a loop
+        # here, not bench --rounds: they interleave PyTorch's processes with
+        # xfbench's, which one xfbench process cannot do.
         for round_no in range(args.rounds):
             for python in torches:
                 for mode in modes:
