@@ -11,6 +11,19 @@ trap 'rm -rf "$tmp"' EXIT
 # user's cache alone.
 export XDG_CACHE_HOME="$tmp"
 fail() { echo "FAILED: $*"; exit 1; }
+# rows_ok FILE DTYPE: every row passed, with positive median, GFLOP/s (and
+# pct_peak for f32) and that dtype (csv: quoted fields hold commas).
+rows_ok() {
+    /usr/bin/python3 - "$1" "$2" <<'PY'
+import csv, sys
+csv.field_size_limit(sys.maxsize)
+bad = [r for r in csv.DictReader(open(sys.argv[1]))
+       if not (r["passed"] == "1" and float(r["median_ns"]) > 0 and float(r["gflops"]) > 0 and r["dtype"] == sys.argv[2]
+               and (sys.argv[2] != "f32" or float(r["pct_peak"]) > 0)
+               and len(r["samples_ns"].split(";")) == int(r["reps"]))]
+sys.exit(1 if bad else 0)
+PY
+}
 
 tiny="--batch 2 --heads 2 --dk 8 --seq 9 --layers 1 --vocab 20 --min-time 0.01 --min-reps 3"
 "$bin" bench $tiny --variant naive --csv "$tmp/a.csv" >"$tmp/out" || fail "bench on tiny shapes exited $?"
@@ -26,14 +39,14 @@ stages=$("$bin" list | awk '$2 == "naive" {print $1}' | sort -u | wc -l)
 # (The fp32 ones: a bf16 variant, "dtype=bf16" in the list, runs under --dtype bf16.)
 available=$("$bin" list | awk '$3 == "ok" && $1 != "stage" && $2 != "best" && !/ dtype=/' | wc -l)
 [ $(($(wc -l <"$tmp/all.csv") - 1)) -eq "$available" ] || fail "not one row per available stage x variant ($available)"
-awk -F, 'NR > 1 && !($29 == 1 && $18 > 0 && $22 > 0 && $24 > 0 && $NF == "f32") { bad++ } END { exit bad }' "$tmp/all.csv" ||
-    fail "a row without passed=1, median_ns > 0, gflops > 0, pct_peak > 0 and dtype f32"
+rows_ok "$tmp/all.csv" f32 ||
+    fail "a row without passed=1, median_ns > 0, gflops > 0, pct_peak > 0, dtype f32 and reps samples"
 # And every bf16 variant, in bf16.
 "$bin" bench $tiny --dtype bf16 --csv "$tmp/bf16.csv" >"$tmp/out" || fail "bench --dtype bf16 exited $?"
 available=$("$bin" list | awk '$3 == "ok" && / dtype=bf16/' | wc -l)
 [ "$available" -ge 1 ] && [ $(($(wc -l <"$tmp/bf16.csv") - 1)) -eq "$available" ] ||
     fail "not one row per available bf16 variant ($available)"
-awk -F, 'NR > 1 && !($29 == 1 && $18 > 0 && $22 > 0 && $NF == "bf16") { bad++ } END { exit bad }' "$tmp/bf16.csv" ||
+rows_ok "$tmp/bf16.csv" bf16 ||
     fail "a bf16 row without passed=1, median_ns > 0, gflops > 0 and dtype bf16"
 
 # A second run appends rows, not a second header.
