@@ -26,6 +26,7 @@ typedef struct {
     char stage[32], variant[64];
     double *ns;
     int n, cap;
+    int *starts, rows, rows_cap; // where each row's samples begin in ns
 } run_case;
 
 typedef struct {
@@ -143,6 +144,13 @@ static void load(const char *path, run *r)
         snprintf(c->stage, sizeof c->stage, "%s", v[key_col[0]]);
         snprintf(c->variant, sizeof c->variant, "%s", v[key_col[1]]);
         snprintf(c->shape, sizeof c->shape, "%s", shape);
+        if (c->rows == c->rows_cap) {
+            c->rows_cap = c->rows_cap ? 2 * c->rows_cap : 4;
+            int *starts = realloc(c->starts, (size_t)c->rows_cap * sizeof *starts);
+            if (!starts) xf_die_usage("compare: out of memory");
+            c->starts = starts;
+        }
+        c->starts[c->rows++] = c->n;
         add_samples(c, samples_col >= 0 ? v[samples_col] : NULL, v[ns_col], path, lineno);
     }
     free(head);
@@ -202,10 +210,12 @@ int xf_compare_main(int argc, char **argv)
     if (!common) xf_die_usage("compare: %s and %s have no case in common", files[0], files[1]);
     const int nboot = xf_bootstrap_count(total);
     printf("speedup = time in A / time in B (> 1: B is faster); A = %s, B = %s\n", files[0], files[1]);
-    printf("95%% interval: bootstrap of the ratio of medians, %d resamples, --seed %llu; p: Mann-Whitney U, two-sided;\n"
-           "a case is faster or slower only if its interval excludes 1 and p < %g, else same (within noise)\n",
+    printf("95%% interval: bootstrap of the ratio of medians, %d resamples, --seed %llu (a file's several rows of a case,\n"
+           "n = rows x samples a row, resampled a whole row at a time); p: Mann-Whitney U, two-sided. Several rows\n"
+           "(runs) in both files: the runs are the units, interval and p from Welch's t on the logs of the rows' medians.\n"
+           "A case is faster or slower only if its interval excludes 1 and p < %g, else same (within noise)\n",
            nboot, seed, XF_CALL_ALPHA);
-    printf("%-14s %-16s %-70s %6s %6s %10s %10s %8s %-17s %8s %s\n", "stage", "variant", "case", "n_A", "n_B", "A ms",
+    printf("%-14s %-16s %-70s %9s %9s %10s %10s %8s %-17s %8s %s\n", "stage", "variant", "case", "n_A", "n_B", "A ms",
            "B ms", "speedup", "95% interval", "p", "verdict");
     xf_rng rng = {seed};
     double *rep = malloc((size_t)nboot * sizeof *rep);
@@ -215,16 +225,22 @@ int xf_compare_main(int argc, char **argv)
         if (pair[i] < 0) continue;
         run_case *ca = &a.c[i], *cb = &b.c[pair[i]];
         xf_ratio_stats st;
-        xf_ratio_of_medians(ca->ns, ca->n, cb->ns, cb->n, nboot, &rng, rep, &st);
-        const double p = xf_mann_whitney_p(ca->ns, ca->n, cb->ns, cb->n);
+        const xf_samples sa = {ca->ns, ca->n, ca->starts, ca->rows}, sb = {cb->ns, cb->n, cb->starts, cb->rows};
+        xf_ratio_of_medians(&sa, &sb, nboot, &rng, rep, &st);
+        double p = xf_mann_whitney_p(ca->ns, ca->n, cb->ns, cb->n);
+        // Several runs on both sides: the runs are the units.
+        if (ca->rows > 1 && cb->rows > 1) xf_welch_rows(&sa, &sb, &p, &st.lo, &st.hi);
         const char *verdict = st.lo > 1.0 && p < XF_CALL_ALPHA ? "faster" : st.hi < 1.0 && p < XF_CALL_ALPHA ? "slower" : "same";
         faster += verdict[0] == 'f', slower += verdict[0] == 's' && verdict[1] == 'l';
         const int bad = fail_below > 0 && st.hi < fail_below;
         below += bad;
         char interval[40];
         snprintf(interval, sizeof interval, "[%.3f, %.3f]", st.lo, st.hi);
-        printf("%-14s %-16s %-70s %6d %6d %10.5g %10.5g %7.3fx %-17s %8.2g %s%s\n", ca->stage, ca->variant, ca->shape,
-               ca->n, cb->n, st.median_a / 1e6, st.median_b / 1e6, st.ratio, interval, p, verdict,
+        char na[24], nb[24]; // samples, and rows when more than one
+        snprintf(na, sizeof na, ca->rows > 1 ? "%dx%d" : "%d", ca->rows > 1 ? ca->rows : ca->n, ca->n / ca->rows);
+        snprintf(nb, sizeof nb, cb->rows > 1 ? "%dx%d" : "%d", cb->rows > 1 ? cb->rows : cb->n, cb->n / cb->rows);
+        printf("%-14s %-16s %-70s %9s %9s %10.5g %10.5g %7.3fx %-17s %8.2g %s%s\n", ca->stage, ca->variant, ca->shape,
+               na, nb, st.median_a / 1e6, st.median_b / 1e6, st.ratio, interval, p, verdict,
                bad ? "  BELOW --fail-below" : "");
         char g[100];
         snprintf(g, sizeof g, "%s %s", ca->stage, ca->variant);
@@ -246,7 +262,7 @@ int xf_compare_main(int argc, char **argv)
         const double gm = exp(g->log_sum / g->count);
         const int bad = fail_below > 0 && hi < fail_below;
         below += bad;
-        printf("  %-32s %7.3fx [%.3f, %.3f] over %d case(s)%s\n", g->name, gm, lo, hi, g->count,
+        printf("  %-32s %7.4fx [%.4f, %.4f] over %d case(s)%s\n", g->name, gm, lo, hi, g->count,
                bad ? "  BELOW --fail-below" : "");
         free(g->rep_sum);
     }
@@ -254,8 +270,8 @@ int xf_compare_main(int argc, char **argv)
            "rows that failed their check (not compared): %d in A, %d in B; rows measured while contended: %d in A, %d in B\n",
            common, faster, slower, common - faster - slower, a.n - common, b.n - common, a.failed_rows, b.failed_rows,
            a.contended_rows, b.contended_rows);
-    for (int i = 0; i < a.n; i++) free(a.c[i].ns);
-    for (int i = 0; i < b.n; i++) free(b.c[i].ns);
+    for (int i = 0; i < a.n; i++) free(a.c[i].ns), free(a.c[i].starts);
+    for (int i = 0; i < b.n; i++) free(b.c[i].ns), free(b.c[i].starts);
     free(a.c), free(b.c), free(pair), free(rep), free(groups);
     if (below) {
         printf("compare: %d interval(s) wholly below %g\n", below, fail_below);

@@ -66,20 +66,49 @@ void xf_percentile_interval(double *x, int n, double *lo, double *hi)
     *lo = x[l], *hi = x[h];
 }
 
-void xf_ratio_of_medians(const double *a, int na, const double *b, int nb, int nboot, xf_rng *rng, double *rep,
+// One replicate of a side into out (room for the side's rows x its
+// longest row); returns how many samples it drew.
+static int resample_side(const xf_samples *s, xf_rng *rng, double *out)
+{
+    if (s->rows <= 1) {
+        resample(s->x, s->n, rng, out);
+        return s->n;
+    }
+    int n = 0;
+    for (int r = 0; r < s->rows; r++) {
+        const int row = (int)((uint64_t)(xf_rng_next(rng) >> 32) * (uint64_t)s->rows >> 32);
+        const int end = row + 1 < s->rows ? s->starts[row + 1] : s->n;
+        memcpy(out + n, s->x + s->starts[row], (size_t)(end - s->starts[row]) * sizeof *out);
+        n += end - s->starts[row];
+    }
+    return n;
+}
+
+static int room(const xf_samples *s)
+{
+    int longest = s->rows <= 1 ? s->n : 0;
+    for (int r = 0; s->rows > 1 && r < s->rows; r++) {
+        const int end = r + 1 < s->rows ? s->starts[r + 1] : s->n;
+        if (end - s->starts[r] > longest) longest = end - s->starts[r];
+    }
+    return (s->rows > 1 ? s->rows : 1) * longest;
+}
+
+void xf_ratio_of_medians(const xf_samples *a, const xf_samples *b, int nboot, xf_rng *rng, double *rep,
                          xf_ratio_stats *out)
 {
-    double *buf = malloc((size_t)(na > nb ? na : nb) * sizeof *buf);
-    memcpy(buf, a, (size_t)na * sizeof *buf);
-    out->median_a = median_of(buf, na);
-    memcpy(buf, b, (size_t)nb * sizeof *buf);
-    out->median_b = median_of(buf, nb);
+    const int ra = room(a), rb = room(b);
+    double *buf = malloc((size_t)(ra > rb ? ra : rb) * sizeof *buf);
+    memcpy(buf, a->x, (size_t)a->n * sizeof *buf);
+    out->median_a = median_of(buf, a->n);
+    memcpy(buf, b->x, (size_t)b->n * sizeof *buf);
+    out->median_b = median_of(buf, b->n);
     out->ratio = out->median_a / out->median_b;
     for (int r = 0; r < nboot; r++) {
-        resample(a, na, rng, buf);
-        const double ma = median_of(buf, na);
-        resample(b, nb, rng, buf);
-        rep[r] = ma / median_of(buf, nb);
+        int n = resample_side(a, rng, buf);
+        const double ma = median_of(buf, n);
+        n = resample_side(b, rng, buf);
+        rep[r] = ma / median_of(buf, n);
     }
     free(buf);
     double *sorted = malloc((size_t)nboot * sizeof *sorted);
@@ -153,4 +182,85 @@ double xf_mann_whitney_p(const double *a, int na, const double *b, int nb)
     if (!(var > 0)) return 1.0;
     const double z = (fabs(u - mu) - 0.5) / sqrt(var);
     return z <= 0 ? 1.0 : erfc(z / sqrt(2.0));
+}
+
+// The regularized incomplete beta I_x(a, b) by its continued fraction
+// (Lentz's method; Abramowitz and Stegun 26.5.8), for the t distribution.
+static double beta_cf(double a, double b, double x)
+{
+    const double tiny = 1e-300;
+    double c = 1.0, d = 1.0 - (a + b) * x / (a + 1.0);
+    d = 1.0 / (fabs(d) < tiny ? tiny : d);
+    double f = d;
+    for (int m = 1; m <= 300; m++) {
+        for (int odd = 0; odd < 2; odd++) {
+            const double num = odd ? -(a + m) * (a + b + m) * x / ((a + 2.0 * m) * (a + 2.0 * m + 1.0))
+                                   : m * (b - m) * x / ((a + 2.0 * m - 1.0) * (a + 2.0 * m));
+            d = 1.0 + num * d;
+            d = 1.0 / (fabs(d) < tiny ? tiny : d);
+            c = 1.0 + num / c;
+            if (fabs(c) < tiny) c = tiny;
+            f *= c * d;
+            if (odd && fabs(c * d - 1.0) < 1e-15) return f;
+        }
+    }
+    return f;
+}
+
+static double inc_beta(double a, double b, double x)
+{
+    if (x <= 0) return 0.0;
+    if (x >= 1) return 1.0;
+    const double front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x));
+    return x < (a + 1.0) / (a + b + 2.0) ? front * beta_cf(a, b, x) / a : 1.0 - front * beta_cf(b, a, 1.0 - x) / b;
+}
+
+// P(|T| > t) for Student's t with df degrees of freedom.
+static double t_two_sided(double t, double df) { return inc_beta(0.5 * df, 0.5, df / (df + t * t)); }
+
+// The t with P(|T| > t) = alpha, by bisection (monotone in t).
+static double t_quantile(double alpha, double df)
+{
+    double lo = 0.0, hi = 1e6;
+    for (int i = 0; i < 200; i++) {
+        const double mid = 0.5 * (lo + hi);
+        if (t_two_sided(mid, df) > alpha) lo = mid;
+        else hi = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+// Mean and variance of the logs of the rows' medians.
+static void log_row_medians(const xf_samples *s, double *mean, double *var)
+{
+    double *buf = malloc((size_t)s->n * sizeof *buf), sum = 0.0, sq = 0.0;
+    for (int r = 0; r < s->rows; r++) {
+        const int end = r + 1 < s->rows ? s->starts[r + 1] : s->n, len = end - s->starts[r];
+        memcpy(buf, s->x + s->starts[r], (size_t)len * sizeof *buf);
+        const double l = log(median_of(buf, len));
+        sum += l, sq += l * l;
+    }
+    free(buf);
+    *mean = sum / s->rows;
+    *var = s->rows > 1 ? (sq - sum * sum / s->rows) / (s->rows - 1) : 0.0;
+    if (*var < 0) *var = 0.0;
+}
+
+void xf_welch_rows(const xf_samples *a, const xf_samples *b, double *p, double *lo, double *hi)
+{
+    double ma, va, mb, vb;
+    log_row_medians(a, &ma, &va);
+    log_row_medians(b, &mb, &vb);
+    const double ea = va / a->rows, eb = vb / b->rows, se = sqrt(ea + eb), diff = ma - mb;
+    if (!(se > 0)) { // every row alike on both sides: the difference is what it is
+        *p = diff != 0.0 ? 0.0 : 1.0;
+        *lo = *hi = exp(diff);
+        return;
+    }
+    // Welch-Satterthwaite degrees of freedom.
+    const double df = (ea + eb) * (ea + eb) /
+                      ((a->rows > 1 ? ea * ea / (a->rows - 1) : 0.0) + (b->rows > 1 ? eb * eb / (b->rows - 1) : 0.0));
+    *p = t_two_sided(fabs(diff) / se, df);
+    const double half = t_quantile(0.05, df) * se;
+    *lo = exp(diff - half), *hi = exp(diff + half);
 }

@@ -15,6 +15,15 @@
 // complete separation, is 2/252 = 0.0079.
 #define XF_CALL_ALPHA 0.01
 
+// One case's samples in one file: x[0..n), in rows (runs) starting at
+// starts[0..rows) (rows 1, starts NULL: one run).
+typedef struct {
+    const double *x;
+    int n;
+    const int *starts;
+    int rows;
+} xf_samples;
+
 typedef struct {
     double median_a, median_b;
     double ratio;  // median_a / median_b: the speedup of B over A
@@ -26,14 +35,26 @@ typedef struct {
 // that would take more than a few seconds, never under 200.
 int xf_bootstrap_count(double samples);
 
-// The ratio of medians of a[0..na) and b[0..nb) and its interval from
-// nboot replicates (each side resampled with replacement, rng seeded by
-// the caller); rep receives the nboot replicate ratios.
-void xf_ratio_of_medians(const double *a, int na, const double *b, int nb, int nboot, xf_rng *rng, double *rep,
+// The ratio of the medians of a's and b's samples and its interval from
+// nboot replicates (rng seeded by the caller); rep receives the nboot
+// replicate ratios. A side of one row is resampled sample by sample; a
+// side of several rows (runs, rounds) row by row, each drawn row whole:
+// samples of one run share its machine state, so the spread between runs
+// is what the interval must carry, and resampling their samples one by
+// one would hide it (the cluster bootstrap, Davison and Hinkley 1997,
+// section 3.8).
+void xf_ratio_of_medians(const xf_samples *a, const xf_samples *b, int nboot, xf_rng *rng, double *rep,
                          xf_ratio_stats *out);
 
 // The 2.5% and 97.5% percentiles of x[0..n) (reordered).
 void xf_percentile_interval(double *x, int n, double *lo, double *hi);
+
+// Runs as the units: when both sides hold several rows, the Welch t test
+// on the logs of the rows' medians (two-sided p) and the matching 95%
+// interval of the ratio exp(mean log median_a - mean log median_b).
+// Samples of one run share its machine state; its drift is variance the
+// samples cannot show, and only more runs can shrink it.
+void xf_welch_rows(const xf_samples *a, const xf_samples *b, double *p, double *lo, double *hi);
 
 // Two-sided p-value of the Mann-Whitney U test that a and b come from one
 // distribution: exact (the null distribution of U counted) for up to 50

@@ -12,8 +12,8 @@ bin=$1
 dir=$2
 fail() { echo "FAILED: $*"; exit 1; }
 out=$("$bin" compare "$dir/a.csv" "$dir/b.csv") || fail "compare exited $?: $out"
-for want in 'linear avx512 +2.000x \[1.800, 2.200\] over 1 case' 'linear naive +1.000x \[1.000, 1.000\] over 1 case' \
-    'attention avx512-flash +1.131x \[1.131, 1.131\] over 2 case' '4 case\(s\) in common: 0 faster, 0 slower, 4 same within noise; 0 only in A, 1 only in B' \
+for want in 'linear avx512 +2.0000x \[1.8000, 2.2000\] over 1 case' 'linear naive +1.0000x \[1.0000, 1.0000\] over 1 case' \
+    'attention avx512-flash +1.1314x \[1.1314, 1.1314\] over 2 case' '4 case\(s\) in common: 0 faster, 0 slower, 4 same within noise; 0 only in A, 1 only in B' \
     'not compared\): 1 in A, 0 in B'; do
     printf '%s\n' "$out" | grep -Eq "$want" || fail "missing '$want' in: $out"
 done
