@@ -23,6 +23,15 @@ int xf_ref_plain(void)
     return plain_loops;
 }
 
+int xf_ref_in_parallel(void)
+{
+#ifdef _OPENMP
+    return omp_in_parallel();
+#else
+    return 0;
+#endif
+}
+
 int xf_ref_threads(void)
 {
 #ifdef _OPENMP
@@ -32,11 +41,12 @@ int xf_ref_threads(void)
 #endif
 }
 
-// The register tile: MR x NR accumulators, 12 AVX2 registers. KC x NC of
-// b (256 KiB) stays in the L2 while MC x KC of a (96 KiB) streams through
-// it; the kernels' own blocking (variants/isa/blocking.c) is not reused:
-// the reference must not depend on what it checks.
-enum { MR = 6, NR = 8, KC = 256, MC = 48, NC = 128 };
+// BLIS's loops: the register tile MR x NR (12 AVX2 accumulators), a KC x NR
+// micro-panel of b (16 KiB) in the L1, an MC x KC block of a (192 KiB) in
+// the L2, a KC x NC panel of b (up to 8 MiB) in the L3, each packed once.
+// The kernels' own blocking (variants/isa/blocking.c) is not reused: the
+// reference must not depend on what it checks.
+enum { MR = 6, NR = 8, KC = 256, MC = 96, NC = 4096 };
 
 // kc x nr of b into [p][NR], zero-padded past n.
 static void pack_b(int kc, int nr, const double *b, size_t rsb, size_t csb, double *out)
@@ -62,7 +72,9 @@ static void tile_c(int kc, const double *ap, const double *bp, double t[MR][NR])
 }
 
 #if defined(__x86_64__)
-__attribute__((target("avx2,fma"))) static void tile_fma(int kc, const double *ap, const double *bp, double t[MR][NR])
+// A whole tile: the sums added to (add) or stored in c directly.
+__attribute__((target("avx2,fma"))) static void tile_fma(int kc, const double *ap, const double *bp, double *c,
+                                                         size_t ldc, int add)
 {
     // Named accumulators: gcc keeps an array of vectors in memory.
     __m256d c00 = _mm256_setzero_pd(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00,
@@ -82,10 +94,10 @@ __attribute__((target("avx2,fma"))) static void tile_fma(int kc, const double *a
         a = _mm256_broadcast_sd(ap + 5);
         c50 = _mm256_fmadd_pd(a, b0, c50), c51 = _mm256_fmadd_pd(a, b1, c51);
     }
-    _mm256_storeu_pd(t[0], c00), _mm256_storeu_pd(t[0] + 4, c01), _mm256_storeu_pd(t[1], c10);
-    _mm256_storeu_pd(t[1] + 4, c11), _mm256_storeu_pd(t[2], c20), _mm256_storeu_pd(t[2] + 4, c21);
-    _mm256_storeu_pd(t[3], c30), _mm256_storeu_pd(t[3] + 4, c31), _mm256_storeu_pd(t[4], c40);
-    _mm256_storeu_pd(t[4] + 4, c41), _mm256_storeu_pd(t[5], c50), _mm256_storeu_pd(t[5] + 4, c51);
+    const __m256d acc[MR][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}, {c40, c41}, {c50, c51}};
+    for (int i = 0; i < MR; i++, c += ldc)
+        for (int h = 0; h < 2; h++)
+            _mm256_storeu_pd(c + 4 * h, add ? _mm256_add_pd(_mm256_loadu_pd(c + 4 * h), acc[i][h]) : acc[i][h]);
 }
 #endif
 
@@ -105,12 +117,21 @@ static int have_fma(void)
 
 static void micro(int kc, const double *ap, const double *bp, double *c, size_t ldc, int mr, int nr, int add)
 {
-    double t[MR][NR] = {{0}};
 #if defined(__x86_64__)
-    if (have_fma()) tile_fma(kc, ap, bp, t);
-    else
+    if (have_fma()) {
+        if (mr == MR && nr == NR) {
+            tile_fma(kc, ap, bp, c, ldc, add);
+            return;
+        }
+        double t[MR][NR]; // a tile at the edge: computed whole, written in part
+        tile_fma(kc, ap, bp, &t[0][0], NR, 0);
+        for (int i = 0; i < mr; i++)
+            for (int j = 0; j < nr; j++) c[i * ldc + j] = add ? c[i * ldc + j] + t[i][j] : t[i][j];
+        return;
+    }
 #endif
-        tile_c(kc, ap, bp, t);
+    double t[MR][NR] = {{0}};
+    tile_c(kc, ap, bp, t);
     for (int i = 0; i < mr; i++)
         for (int j = 0; j < nr; j++) c[i * ldc + j] = add ? c[i * ldc + j] + t[i][j] : t[i][j];
 }
@@ -122,26 +143,33 @@ void xf_gemm_d(int m, int n, int k, const double *a, size_t rsa, size_t csa, con
         for (int i = 0; i < m; i++) memset(c + (size_t)i * ldc, 0, (size_t)n * sizeof *c);
         return;
     }
-    double *bp = malloc((size_t)KC * (NC + NR) * sizeof *bp);
+    const int ncap = n < NC ? n : NC;
+    double *bp = malloc((size_t)KC * (ncap + NR) * sizeof *bp);
     have_fma(); // settled before the threads race to set it
     for (int jc = 0; jc < n; jc += NC) {
         const int nc = n - jc < NC ? n - jc : NC;
         for (int pc = 0; pc < k; pc += KC) {
             const int kc = k - pc < KC ? k - pc : KC;
-            for (int jr = 0; jr < nc; jr += NR)
-                pack_b(kc, nc - jr < NR ? nc - jr : NR, b + (size_t)pc * rsb + (size_t)(jc + jr) * csb, rsb, csb,
-                       bp + (size_t)jr * kc);
-#pragma omp parallel for schedule(dynamic) num_threads(xf_ref_threads()) if (m > MC)
-            for (int ic = 0; ic < m; ic += MC) {
-                double ap[KC * MC];
-                const int mc = m - ic < MC ? m - ic : MC;
-                for (int ir = 0; ir < mc; ir += MR)
-                    pack_a(mc - ir < MR ? mc - ir : MR, kc, a + (size_t)(ic + ir) * rsa + (size_t)pc * csa, rsa, csa,
-                           ap + (size_t)ir * kc);
+#pragma omp parallel num_threads(xf_ref_threads()) if (!xf_ref_in_parallel() && (size_t)m * nc * kc > 1 << 18)
+            {
+#pragma omp for
                 for (int jr = 0; jr < nc; jr += NR)
+                    pack_b(kc, nc - jr < NR ? nc - jr : NR, b + (size_t)pc * rsb + (size_t)(jc + jr) * csb, rsb, csb,
+                           bp + (size_t)jr * kc);
+                double *ap = malloc((size_t)KC * MC * sizeof *ap);
+#pragma omp for schedule(dynamic)
+                for (int ic = 0; ic < m; ic += MC) {
+                    const int mc = m - ic < MC ? m - ic : MC;
                     for (int ir = 0; ir < mc; ir += MR)
-                        micro(kc, ap + (size_t)ir * kc, bp + (size_t)jr * kc, c + (size_t)(ic + ir) * ldc + jc + jr,
-                              ldc, mc - ir < MR ? mc - ir : MR, nc - jr < NR ? nc - jr : NR, pc > 0);
+                        pack_a(mc - ir < MR ? mc - ir : MR, kc, a + (size_t)(ic + ir) * rsa + (size_t)pc * csa, rsa,
+                               csa, ap + (size_t)ir * kc);
+                    for (int jr = 0; jr < nc; jr += NR)
+                        for (int ir = 0; ir < mc; ir += MR)
+                            micro(kc, ap + (size_t)ir * kc, bp + (size_t)jr * kc,
+                                  c + (size_t)(ic + ir) * ldc + jc + jr, ldc, mc - ir < MR ? mc - ir : MR,
+                                  nc - jr < NR ? nc - jr : NR, pc > 0);
+                }
+                free(ap);
             }
         }
     }

@@ -18,6 +18,8 @@ void xf_gemm_d(int m, int n, int k, const double *a, size_t rsa, size_t csa, con
 // Threads the fast reference uses: every core, whatever --threads says
 // (the reference is not what is measured).
 int xf_ref_threads(void);
+// Inside a parallel region already: the callee then runs on its thread alone.
+int xf_ref_in_parallel(void);
 
 // 1: the stages use their plain loops (the readable specification) instead
 // of the blocked, threaded code; tests/ref_agree.c compares the two. The
