@@ -97,11 +97,24 @@ static double clock_ghz(int *fewest_running)
 #endif
 }
 
-void xf_snapshot_take(xf_snapshot *s)
+// Wall time, this thread's CPU time and the steal ticks: what brackets the
+// timed loop.
+static void read_times(xf_snapshot *s)
 {
+    xf_snapshot st;
+    read_stat(&st);
+    s->steal_ticks = st.steal_ticks;
+    s->thread_cpu_ns = ns_of(CLOCK_THREAD_CPUTIME_ID);
+    s->wall_ns = ns_of(CLOCK_MONOTONIC);
+}
+
+void xf_snapshot_take(xf_snapshot *s, int at_end)
+{
+    // The clock chain and the runnable reads (about 3 ms) stay outside the
+    // bracket of the timed loop: before it at the start, after it at the end.
+    if (at_end) read_times(s);
     int fewest;
     s->clock_ghz = clock_ghz(&fewest);
-    read_stat(s);
     s->procs_running = fewest;
     s->load1 = 0.0;
     FILE *f = fopen("/proc/loadavg", "r");
@@ -109,16 +122,16 @@ void xf_snapshot_take(xf_snapshot *s)
         if (fscanf(f, "%lf", &s->load1) != 1) s->load1 = 0.0;
         fclose(f);
     }
-    s->thread_cpu_ns = ns_of(CLOCK_THREAD_CPUTIME_ID);
-    s->wall_ns = ns_of(CLOCK_MONOTONIC);
+    if (!at_end) read_times(s);
 }
 
 // The thresholds, each above what an idle machine of this kind shows (a
 // clean 1 s measurement: steal 0-1%, the thread at 99-100% of wall time, the
 // clock within 2%), below what one competing busy process causes (steal or
 // preemption of tens of percent, a second runnable task):
-// - steal above 5% of a CPU: the host ran someone else on our CPU for that
-//   share of the time (ticks are 10 ms: a 0.5 s case sees 5% as 2-3 ticks);
+// - steal above 5% of a CPU and at least 2 ticks: the host ran someone
+//   else on our CPU for that share of the time (ticks are 10 ms: a 0.5 s
+//   case sees 5% as 2-3 ticks; one tick in a short loop is not a share);
 // - the timing thread ran under 90% of the wall time: it was preempted (a
 //   task pinned to its core takes half);
 // - another runnable task at every read at either end: a co-runner
@@ -136,7 +149,7 @@ void xf_contention_of(const xf_snapshot *b, const xf_snapshot *a, xf_contention 
     if (c->others_running < 0) c->others_running = 0;
     c->clock_before_ghz = b->clock_ghz, c->clock_after_ghz = a->clock_ghz;
     c->load1 = a->load1;
-    if (c->steal_pct > 5.0) xf_append(c->why, sizeof c->why, "%ssteal %.0f%% of a CPU", c->why[0] ? "; " : "", c->steal_pct);
+    if (c->steal_pct > 5.0 && a->steal_ticks - b->steal_ticks >= 2) xf_append(c->why, sizeof c->why, "%ssteal %.0f%% of a CPU", c->why[0] ? "; " : "", c->steal_pct);
     if (c->thread_cpu_pct < 90.0)
         xf_append(c->why, sizeof c->why, "%sthread ran %.0f%% of wall time", c->why[0] ? "; " : "", c->thread_cpu_pct);
     if (c->others_running > 0)

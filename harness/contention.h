@@ -22,7 +22,8 @@ typedef struct {
     char why[200];         // the reasons, ';'-separated, empty if not contended
 } xf_contention;
 
-void xf_snapshot_take(xf_snapshot *s);
+// at_end 0: just before the timed loop; 1: just after it.
+void xf_snapshot_take(xf_snapshot *s, int at_end);
 void xf_contention_of(const xf_snapshot *before, const xf_snapshot *after, xf_contention *c);
 
 #endif

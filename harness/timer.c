@@ -28,7 +28,7 @@ void xf_time(xf_runner *r, xf_instance *in, const xf_timer_opts *o, xf_timing *t
     int cap = 64, n = 0;
     double *s = malloc((size_t)cap * sizeof *s), spent = 0.0;
     xf_snapshot before, after;
-    xf_snapshot_take(&before);
+    xf_snapshot_take(&before, 0);
     while ((spent < o->min_time_s * 1e9 || n < o->min_reps) && n < MAX_REPS) {
         double t0 = xf_now_ns();
         xf_runner_run(r, in);
@@ -37,7 +37,7 @@ void xf_time(xf_runner *r, xf_instance *in, const xf_timer_opts *o, xf_timing *t
         s[n++] = dt;
         spent += dt;
     }
-    xf_snapshot_take(&after);
+    xf_snapshot_take(&after, 1);
     xf_contention_of(&before, &after, &t->state);
     t->samples = malloc((size_t)n * sizeof *t->samples);
     memcpy(t->samples, s, (size_t)n * sizeof *s);
