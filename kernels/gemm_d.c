@@ -61,6 +61,7 @@ static void pack_a(int mr, int kc, const double *a, size_t rsa, size_t csa, doub
         for (int i = 0; i < MR; i++) out[p * MR + i] = i < mr ? a[i * rsa + p * csa] : 0.0;
 }
 
+// ap is [kc][MR], bp is [kc][NR], t is (MR,NR).
 // The tile's sums: portable C, and on a CPU with AVX2 and FMA the same
 // sums with fused multiply-adds (one rounding per product and sum instead
 // of two: the same fp64 arithmetic, at four times the rate).
@@ -72,6 +73,7 @@ static void tile_c(int kc, const double *ap, const double *bp, double t[MR][NR])
 }
 
 #if defined(__x86_64__)
+// ap is [kc][MR], bp is [kc][NR], c is (MR,NR) at row stride ldc.
 // A whole tile: the sums added to (add) or stored in c directly.
 __attribute__((target("avx2,fma"))) static void tile_fma(int kc, const double *ap, const double *bp, double *c,
                                                          size_t ldc, int add)
@@ -101,24 +103,25 @@ __attribute__((target("avx2,fma"))) static void tile_fma(int kc, const double *a
 }
 #endif
 
+static int portable_tiles;
+
+void xf_ref_set_portable(int portable) { portable_tiles = portable; }
+
+// Read-only after libgcc's start-up constructor: safe from any thread.
 static int have_fma(void)
 {
 #if defined(__x86_64__)
-    static int have = -1;
-    if (have < 0) {
-        __builtin_cpu_init();
-        have = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    }
-    return have;
+    return !portable_tiles && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 #else
     return 0;
 #endif
 }
 
-static void micro(int kc, const double *ap, const double *bp, double *c, size_t ldc, int mr, int nr, int add)
+// ap is [kc][MR], bp is [kc][NR]; c is (mr,nr) of a tile at row stride ldc
+static void micro(int kc, const double *ap, const double *bp, double *c, size_t ldc, int mr, int nr, int add, int use_fma)
 {
 #if defined(__x86_64__)
-    if (have_fma()) {
+    if (use_fma) {
         if (mr == MR && nr == NR) {
             tile_fma(kc, ap, bp, c, ldc, add);
             return;
@@ -136,6 +139,7 @@ static void micro(int kc, const double *ap, const double *bp, double *c, size_t 
         for (int j = 0; j < nr; j++) c[i * ldc + j] = add ? c[i * ldc + j] + t[i][j] : t[i][j];
 }
 
+// a is (m,k) at strides (rsa,csa), b is (k,n) at (rsb,csb), c is (m,n) at row stride ldc
 void xf_gemm_d(int m, int n, int k, const double *a, size_t rsa, size_t csa, const double *b, size_t rsb,
                size_t csb, double *c, size_t ldc)
 {
@@ -145,7 +149,7 @@ void xf_gemm_d(int m, int n, int k, const double *a, size_t rsa, size_t csa, con
     }
     const int ncap = n < NC ? n : NC;
     double *bp = malloc((size_t)KC * (ncap + NR) * sizeof *bp);
-    have_fma(); // settled before the threads race to set it
+    const int use_fma = have_fma();
     for (int jc = 0; jc < n; jc += NC) {
         const int nc = n - jc < NC ? n - jc : NC;
         for (int pc = 0; pc < k; pc += KC) {
@@ -167,7 +171,7 @@ void xf_gemm_d(int m, int n, int k, const double *a, size_t rsa, size_t csa, con
                         for (int ir = 0; ir < mc; ir += MR)
                             micro(kc, ap + (size_t)ir * kc, bp + (size_t)jr * kc,
                                   c + (size_t)(ic + ir) * ldc + jc + jr, ldc, mc - ir < MR ? mc - ir : MR,
-                                  nc - jr < NR ? nc - jr : NR, pc > 0);
+                                  nc - jr < NR ? nc - jr : NR, pc > 0, use_fma);
                 }
                 free(ap);
             }

@@ -21,6 +21,10 @@ int xf_ref_threads(void);
 // Inside a parallel region already: the callee then runs on its thread alone.
 int xf_ref_in_parallel(void);
 
+// 1: the GEMM's portable C tile even where AVX2 and FMA would run (so the
+// tests exercise the tile every other CPU runs).
+void xf_ref_set_portable(int portable);
+
 // 1: the stages use their plain loops (the readable specification) instead
 // of the blocked, threaded code; tests/ref_agree.c compares the two. The
 // default comes from the environment: XFBENCH_REF=plain.

@@ -8,7 +8,9 @@
 // to what: a value against the largest magnitude of its output (a sum that
 // cancels to near 0 has no relative accuracy in either order), a bound
 // (positive sums, no cancellation) against itself.
-// Usage: ref-agree quick|full [STAGE...]
+// --portable: the GEMM's portable C tile instead of the AVX2+FMA one (what
+// a CPU without them runs).
+// Usage: ref-agree quick|full [--portable] [STAGE...]
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,17 +26,19 @@ enum { MAX_OUT = XF_MAX_OUTPUTS };
 int main(int argc, char **argv)
 {
     if (argc < 2 || (strcmp(argv[1], "quick") && strcmp(argv[1], "full"))) {
-        fprintf(stderr, "usage: ref-agree quick|full [STAGE...]\n");
+        fprintf(stderr, "usage: ref-agree quick|full [--portable] [STAGE...]\n");
         return 2;
     }
+    int first_stage = 2;
+    if (argc > 2 && !strcmp(argv[2], "--portable")) xf_ref_set_portable(1), first_stage = 3;
     char *fake[] = {"xfbench", "check"};
     xf_options o;
     xf_options_parse(2, fake, &o);
     const double tol = 1e-12;
     int failed = 0, total = 0;
     for (int s = 0; s < XF_NSTAGES; s++) {
-        int wanted = argc == 2;
-        for (int i = 2; i < argc; i++) wanted |= !strcmp(argv[i], xf_stage_name((xf_stage)s));
+        int wanted = argc == first_stage;
+        for (int i = first_stage; i < argc; i++) wanted |= !strcmp(argv[i], xf_stage_name((xf_stage)s));
         if (!wanted) continue;
         xf_case one = xf_case_of_stage(&o.shape, (xf_stage)s), *cases;
         const int n = xf_grid_cases(argv[1], (xf_stage)s, &one, &cases);
