@@ -1,5 +1,6 @@
 // The xfbench commands: list, check, bench, forward.
 #include <libgen.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "registry.h"
 #include "report.h"
 #include "rng.h"
+#include "stats.h"
 #include "stages/stage.h"
 #include "../variants/isa/blocking.h"
 #include "../variants/isa/caches.h"
@@ -428,12 +430,6 @@ static void time_entry(entry *e, xf_instance *in, const xf_check_result *r, cons
                   e->r.v ? NULL : &e->r.ex);
 }
 
-static int by_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 // Rounds: each entry's speed relative to the first that ran, the median
 // of the per-round ratios (the rounds' drift hits both of a pair alike)
 // with their smallest and largest.
@@ -447,13 +443,13 @@ static void print_round_ratios(entry *es, const int *ok, int n, double *const *n
     double *ratio = malloc((size_t)rounds * sizeof *ratio), *t = malloc((size_t)rounds * sizeof *t);
     for (int i = 0; i < n; i++) {
         if (!ok[i]) continue;
-        for (int k = 0; k < rounds; k++) ratio[k] = ns[ref][k] / ns[i][k], t[k] = ns[i][k];
-        qsort(ratio, (size_t)rounds, sizeof *ratio, by_double);
-        qsort(t, (size_t)rounds, sizeof *t, by_double);
-        const double med = rounds % 2 ? ratio[rounds / 2] : 0.5 * (ratio[rounds / 2 - 1] + ratio[rounds / 2]);
-        const double tmed = rounds % 2 ? t[rounds / 2] : 0.5 * (t[rounds / 2 - 1] + t[rounds / 2]);
-        printf("  %-24s %7.3fx [%.3f, %.3f]  median of round medians %.4f ms\n", es[i].r.name, med, ratio[0],
-               ratio[rounds - 1], tmed / 1e6);
+        double lo = INFINITY, hi = 0.0;
+        for (int k = 0; k < rounds; k++) {
+            ratio[k] = ns[ref][k] / ns[i][k], t[k] = ns[i][k];
+            lo = ratio[k] < lo ? ratio[k] : lo, hi = ratio[k] > hi ? ratio[k] : hi;
+        }
+        printf("  %-24s %7.3fx [%.3f, %.3f]  median of round medians %.4f ms\n", es[i].r.name, xf_median(ratio, rounds),
+               lo, hi, xf_median(t, rounds) / 1e6);
     }
     free(ratio);
     free(t);

@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../variants/isa/clock.h"
 #include "contention.h"
 #include "stages/stage.h"
 
@@ -31,10 +32,10 @@ static int own_running(void)
     return n;
 }
 
-static double ns_of(clockid_t id)
+static double thread_cpu_ns(void)
 {
     struct timespec t;
-    clock_gettime(id, &t);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
     return 1e9 * (double)t.tv_sec + (double)t.tv_nsec;
 }
 
@@ -75,10 +76,10 @@ static double clock_ghz(int *fewest_running)
     double best = 0.0;
     for (int t = 0; t < 5; t++) {
         uint64_t x = 0;
-        double t0 = ns_of(CLOCK_MONOTONIC);
+        double t0 = xf_now_ns();
         for (int i = 0; i < ITERS; i++)
             __asm__ volatile(".rept 32\n\tadd $1, %0\n\t.endr" : "+r"(x));
-        double ghz = (double)ITERS * ADDS / (ns_of(CLOCK_MONOTONIC) - t0);
+        double ghz = (double)ITERS * ADDS / (xf_now_ns() - t0);
         if (ghz > best) best = ghz;
         read_stat(&st);
         st.procs_running -= own_running();
@@ -104,8 +105,8 @@ static void read_times(xf_snapshot *s)
     xf_snapshot st;
     read_stat(&st);
     s->steal_ticks = st.steal_ticks;
-    s->thread_cpu_ns = ns_of(CLOCK_THREAD_CPUTIME_ID);
-    s->wall_ns = ns_of(CLOCK_MONOTONIC);
+    s->thread_cpu_ns = thread_cpu_ns();
+    s->wall_ns = xf_now_ns();
 }
 
 void xf_snapshot_take(xf_snapshot *s, int at_end)

@@ -253,3 +253,15 @@ const xf_json *xf_json_get(const xf_json *obj, const char *key)
         if (!strcmp(obj->key[i], key)) return &obj->child[i];
     return NULL;
 }
+
+void xf_json_write_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+        else if (c < 0x20) fprintf(f, "\\u%04x", c);
+        else fputc(c, f);
+    }
+    fputc('"', f);
+}

@@ -5,6 +5,7 @@
 #define XF_JSON_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 typedef enum { XF_JSON_NULL, XF_JSON_BOOL, XF_JSON_NUMBER, XF_JSON_STRING, XF_JSON_ARRAY, XF_JSON_OBJECT } xf_json_type;
 
@@ -29,5 +30,8 @@ xf_json *xf_json_parse(const char *text, size_t size, char *err, size_t err_size
 void xf_json_free(xf_json *root);
 // An object's member by key, or NULL.
 const xf_json *xf_json_get(const xf_json *obj, const char *key);
+// Writes s as a JSON string: quotes, backslashes and control characters
+// escaped.
+void xf_json_write_string(FILE *f, const char *s);
 
 #endif

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "csv.h"
+#include "json.h"
 #include "report.h"
 #include "stages/stage.h"
 
@@ -117,17 +118,6 @@ static void csv_row(FILE *f, const xf_instance *in, const char *variant, const c
     fputc('\n', f);
 }
 
-static void json_string(FILE *j, const char *s)
-{
-    fputc('"', j);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\') fprintf(j, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20) fprintf(j, "\\u%04x", *s);
-        else fputc(*s, j);
-    }
-    fputc('"', j);
-}
-
 // A field that reads whole as a finite number is written as one; quoted
 // fields stay strings (cflags "-O3", a cpu named "7763").
 static void json_value(FILE *j, const char *v, int quoted)
@@ -136,7 +126,7 @@ static void json_value(FILE *j, const char *v, int quoted)
     double x = strtod(v, &end);
     if (!quoted && !*v) fputs("null", j);
     else if (!quoted && !*end && x == x && x - x == 0 && strncmp(v, "0x", 2) && strncmp(v, "0X", 2)) fputs(v, j);
-    else json_string(j, v);
+    else xf_json_write_string(j, v);
 }
 
 // The row as one JSON object: every CSV column by name, samples_ns as an

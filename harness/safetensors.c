@@ -210,21 +210,6 @@ const char *xf_st_meta(const xf_st *st, const char *key)
     return NULL;
 }
 
-// Writes s as a JSON string; names and metadata here are plain ASCII from
-// xfbench itself, but quotes, backslashes and control characters are
-// escaped all the same.
-static void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-        else if (c < 0x20) fprintf(f, "\\u%04x", c);
-        else fputc(c, f);
-    }
-    fputc('"', f);
-}
-
 int xf_st_write(const char *path, const xf_st_out *t, int n, const char *const *meta_kv,
                 int nmeta, char *err, size_t err_size)
 {
@@ -238,9 +223,9 @@ int xf_st_write(const char *path, const xf_st_out *t, int n, const char *const *
         fputs("\"__metadata__\":{", h);
         for (int i = 0; i < nmeta; i++) {
             if (i) fputc(',', h);
-            json_string(h, meta_kv[2 * i]);
+            xf_json_write_string(h, meta_kv[2 * i]);
             fputc(':', h);
-            json_string(h, meta_kv[2 * i + 1]);
+            xf_json_write_string(h, meta_kv[2 * i + 1]);
         }
         fputc('}', h);
     }
@@ -249,7 +234,7 @@ int xf_st_write(const char *path, const xf_st_out *t, int n, const char *const *
         size_t numel = 1;
         for (int d = 0; d < t[i].ndim; d++) numel *= (size_t)t[i].shape[d];
         if (i || nmeta) fputc(',', h);
-        json_string(h, t[i].name);
+        xf_json_write_string(h, t[i].name);
         fputs(":{\"dtype\":\"F32\",\"shape\":[", h);
         for (int d = 0; d < t[i].ndim; d++) fprintf(h, "%s%lld", d ? "," : "", (long long)t[i].shape[d]);
         fprintf(h, "],\"data_offsets\":[%zu,%zu]}", offset, offset + 4 * numel);

@@ -34,7 +34,7 @@ static double select_kth(double *x, int n, int k)
     return x[k];
 }
 
-static double median_of(double *x, int n)
+double xf_median(double *x, int n)
 {
     const double upper = select_kth(x, n, n / 2);
     if (n % 2) return upper;
@@ -100,15 +100,15 @@ void xf_ratio_of_medians(const xf_samples *a, const xf_samples *b, int nboot, xf
     const int ra = room(a), rb = room(b);
     double *buf = malloc((size_t)(ra > rb ? ra : rb) * sizeof *buf);
     memcpy(buf, a->x, (size_t)a->n * sizeof *buf);
-    out->median_a = median_of(buf, a->n);
+    out->median_a = xf_median(buf, a->n);
     memcpy(buf, b->x, (size_t)b->n * sizeof *buf);
-    out->median_b = median_of(buf, b->n);
+    out->median_b = xf_median(buf, b->n);
     out->ratio = out->median_a / out->median_b;
     for (int r = 0; r < nboot; r++) {
         int n = resample_side(a, rng, buf);
-        const double ma = median_of(buf, n);
+        const double ma = xf_median(buf, n);
         n = resample_side(b, rng, buf);
-        rep[r] = ma / median_of(buf, n);
+        rep[r] = ma / xf_median(buf, n);
     }
     free(buf);
     double *sorted = malloc((size_t)nboot * sizeof *sorted);
@@ -237,7 +237,7 @@ static void log_row_medians(const xf_samples *s, double *mean, double *var)
     for (int r = 0; r < s->rows; r++) {
         const int end = r + 1 < s->rows ? s->starts[r + 1] : s->n, len = end - s->starts[r];
         memcpy(buf, s->x + s->starts[r], (size_t)len * sizeof *buf);
-        const double l = log(median_of(buf, len));
+        const double l = log(xf_median(buf, len));
         sum += l, sq += l * l;
     }
     free(buf);

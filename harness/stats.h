@@ -30,6 +30,9 @@ typedef struct {
     double lo, hi; // its 95% percentile-bootstrap interval
 } xf_ratio_stats;
 
+// The median of x[0..n), n >= 1 (x is reordered).
+double xf_median(double *x, int n);
+
 // Resamples to draw when the compared cases hold `samples` in all: 2000
 // (the 2.5% and 97.5% percentiles then rest on 50 replicates each) unless
 // that would take more than a few seconds, never under 200.

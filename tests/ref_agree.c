@@ -18,6 +18,7 @@
 
 #include "../harness/grid.h"
 #include "../harness/options.h"
+#include "../harness/report.h"
 #include "../kernels/gemm_d.h"
 #include "../harness/stages/stage.h"
 
@@ -72,8 +73,7 @@ int main(int argc, char **argv)
                 worst_val = fmax(worst_val, dv), worst_bound = fmax(worst_bound, db);
                 if (!(dv <= tol && db <= tol)) {
                     char desc[256];
-                    desc[0] = '\0';
-                    xf_stage_desc_of(cases[c].stage)->describe(&cases[c], desc, sizeof desc);
+                    xf_case_describe(&cases[c], desc, sizeof desc);
                     printf("DISAGREE %s %s output %s: value %.3g, bound %.3g (relative)\n",
                            xf_stage_name((xf_stage)s), desc, in.out_name[k], dv, db);
                     failed++;

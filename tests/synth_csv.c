@@ -7,18 +7,16 @@
 // lognormal draw of spread DRIFT (0): the machine moving between runs.
 // Usage: synth_csv OUT CASES SAMPLES SHIFT SIGMA OUTLIERS SEED [PLANTED [ROWS DRIFT]]
 #include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-static uint64_t state;
+#include "../harness/rng.h"
 
-static double uniform(void) // (0, 1), splitmix64
+static xf_rng rng;
+
+static double uniform(void) // (0, 1)
 {
-    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return ((double)((z ^ (z >> 31)) >> 11) + 0.5) / 9007199254740992.0;
+    return ((double)(xf_rng_next(&rng) >> 11) + 0.5) / 9007199254740992.0;
 }
 
 static double normal(void) // Box-Muller; two statements fix the draws' order
@@ -36,7 +34,7 @@ int main(int argc, char **argv)
     FILE *f = fopen(argv[1], "w");
     const int cases = atoi(argv[2]), samples = atoi(argv[3]);
     const double shift = atof(argv[4]), sigma = atof(argv[5]), outliers = atof(argv[6]);
-    state = strtoull(argv[7], NULL, 10);
+    rng.s = strtoull(argv[7], NULL, 10);
     const int planted = argc >= 9 ? atoi(argv[8]) : cases, rows = argc == 11 ? atoi(argv[9]) : 1;
     const double drift = argc == 11 ? atof(argv[10]) : 0.0;
     if (!f || cases < 1 || samples < 1 || rows < 1) return 2;
