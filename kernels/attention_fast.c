@@ -16,6 +16,7 @@
 #include "attention.h"
 #include "errmodel.h"
 #include "gemm_d.h"
+#include "ref_terms.h"
 #include "softmax.h"
 
 typedef struct {
@@ -47,10 +48,8 @@ static void row(const xf_attention_args *a, const block *bl, int r, int i, int n
     const size_t o = (size_t)r * a->seq_k;
     for (int j = 0; j < n; j++) {
         t[j] = scale * bl->t[o + j];
-        t_err[j] = (xf_gamma(dk) + 2.0 * XF_U) * scale * bl->a[o + j];
-        if (want_var)
-            s_var[j] = scale * scale * (bl->sv[o + j] + bl->sv2[o + j]) +
-                       XF_VAR_U2 * (dk + 3) * scale * scale * bl->a[o + j] * bl->a[o + j];
+        t_err[j] = xf_score_err(dk, scale, bl->a[o + j]);
+        if (want_var) s_var[j] = xf_score_var(dk, scale, bl->sv[o + j] + bl->sv2[o + j], bl->a[o + j]);
     }
     double *p = bl->p + o;
     bl->visible[r] = xf_ref_softmax_row(n, t, pad, a->causal, i, p);
@@ -61,7 +60,7 @@ static void row(const xf_attention_args *a, const block *bl, int r, int i, int n
     for (int j = 0; j < n; j++) {
         if (want_bound) bl->pe[o + j] = p[j] * eps[j];
         if (want_var) {
-            const double e_var = XF_VAR_U2 * (eps[j] / XF_U) * (eps[j] / XF_U);
+            const double e_var = xf_exp_arg_var(eps[j]);
             bl->w[o + j] = p[j] * p[j] * (s_var[j] + e_var);
             bl->p2[o + j] = p[j] * p[j];
             wsum += bl->w[o + j];
@@ -160,13 +159,11 @@ static void head(const xf_attention_args *a, int b, int h, const double *q, cons
                 const double acc = bl.o[e], abs_pv = bl.abs[e];
                 out[ooff + d] = acc;
                 if (want_bound)
-                    bound[ooff + d] = vis ? bl.err[e] + (bl.worst[r] + xf_gamma(vis) + 2.0 * XF_U) * abs_pv +
-                                                xf_gamma(2.0 * vis) * abs_pv + XF_U * fabs(acc) + (n + 1) * 0x1p-126
-                                          : 0.0;
+                    bound[ooff + d] =
+                        xf_attn_out_bound(bl.err[e] + xf_weight_err(bl.worst[r], vis) * abs_pv, vis, n, abs_pv, acc);
                 if (want_var) {
                     const double var = bl.wv2[e] - 2.0 * acc * bl.wv[e] + acc * acc * bl.wsum[r] + bl.pvv[e];
-                    outvar[ooff + d] =
-                        vis ? var + XF_VAR_U2 * ((2.0 * n + 2.0) * abs_pv * abs_pv + (n + 2.0) * acc * acc) : 0.0;
+                    outvar[ooff + d] = xf_attn_out_var(var, vis, n, abs_pv, acc);
                 }
             }
         }

@@ -4,6 +4,7 @@
 #include "attention.h"
 #include "errmodel.h"
 #include "gemm_d.h"
+#include "ref_terms.h"
 #include "softmax.h"
 
 typedef struct {
@@ -54,23 +55,20 @@ static void output_row(const xf_attention_args *a, const double *v, const double
                 double vj = v[vbase + (size_t)j * a->ldv + d];
                 acc += r->p[j] * vj;
                 abs_pv += r->p[j] * fabs(vj);
-                if (bound) err += r->p[j] * (r->eps[j] + worst + xf_gamma(visible) + 2.0 * XF_U) * fabs(vj);
+                if (bound) err += r->p[j] * (r->eps[j] + xf_weight_err(worst, visible)) * fabs(vj);
             }
         out[d] = acc;
-        if (bound)
-            bound[d] = visible ? err + xf_gamma(2.0 * visible) * abs_pv + XF_U * fabs(acc) + (n + 1) * 0x1p-126
-                               : 0.0;
+        if (bound) bound[d] = xf_attn_out_bound(err, visible, n, abs_pv, acc);
         if (!outvar) continue;
         for (int j = 0; j < n; j++) {
             if (r->p[j] == 0.0) continue;
             size_t vi = vbase + (size_t)j * a->ldv + d;
             double dv = v[vi] - acc;
             // eps_j / u sums the magnitudes of the roundings of the exp argument.
-            double e_var = XF_VAR_U2 * (r->eps[j] / XF_U) * (r->eps[j] / XF_U);
+            double e_var = xf_exp_arg_var(r->eps[j]);
             var += r->p[j] * r->p[j] * (dv * dv * (r->s_var[j] + e_var) + vvar[vi]);
         }
-        outvar[d] = visible ? var + XF_VAR_U2 * ((2.0 * n + 2.0) * abs_pv * abs_pv + (n + 2.0) * acc * acc)
-                            : 0.0;
+        outvar[d] = xf_attn_out_var(var, visible, n, abs_pv, acc);
     }
 }
 
@@ -99,12 +97,10 @@ void xf_ref_attention_plain_d(const xf_attention_args *a, const double *q, const
                                    q[qoff + d] * q[qoff + d] * kvar[koff + d];
                     }
                     r.t[j] = scale * dot;
-                    r.t_err[j] = (xf_gamma(dk) + 2.0 * XF_U) * scale * abs_dot;
+                    r.t_err[j] = xf_score_err(dk, scale, abs_dot);
                     // dk products and sums, the scale (itself rounded) and
                     // its product: dk + 3 roundings of at most scale*abs_dot.
-                    if (outvar)
-                        r.s_var[j] = scale * scale * var +
-                                     XF_VAR_U2 * (dk + 3) * scale * scale * abs_dot * abs_dot;
+                    if (outvar) r.s_var[j] = xf_score_var(dk, scale, var, abs_dot);
                 }
                 int visible = xf_ref_softmax_row(n, r.t, pad, a->causal, i, r.p);
                 // The bound counts the score errors in eps; the error model

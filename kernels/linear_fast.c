@@ -8,6 +8,7 @@
 #include "errmodel.h"
 #include "gemm_d.h"
 #include "linear.h"
+#include "ref_terms.h"
 
 // x is (m,k), w is (n,k), y is (m,n)
 void xf_ref_linear_fast_d(int m, int n, int k, const double *x, const double *xvar, const float *w, const float *b,
@@ -27,14 +28,13 @@ void xf_ref_linear_fast_d(int m, int n, int k, const double *x, const double *xv
     }
     for (size_t i = 0; i < ws; i++) wd[i] = fabs((double)w[i]);
     xf_gemm_d(m, n, k, xa, (size_t)k, 1, wd, 1, (size_t)k, abs_acc, (size_t)n);
-    const double tiny = (k + 1) * 0x1p-150;
 #pragma omp parallel for num_threads(xf_ref_threads()) if (ys > 65536)
     for (size_t o = 0; o < ys; o++) {
         const int j = (int)(o % (size_t)n);
         const double acc = y[o] + (b ? b[j] : 0.0), abs_o = abs_acc[o] + (b ? fabs(b[j]) : 0.0);
         y[o] = (relu && acc < 0.0) ? 0.0 : acc;
-        if (yvar) yvar[o] += XF_VAR_U2 * (k + 2) * abs_o * abs_o;
-        if (bound) bound[o] = xf_gamma(k + 1) * abs_o + XF_U * fabs(acc) + tiny;
+        if (yvar) yvar[o] += xf_linear_round_var(k, abs_o);
+        if (bound) bound[o] = xf_linear_bound(k, abs_o, acc);
     }
     free(wd);
     free(xa);

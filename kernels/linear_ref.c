@@ -4,6 +4,7 @@
 #include "errmodel.h"
 #include "gemm_d.h"
 #include "linear.h"
+#include "ref_terms.h"
 
 // x is (m,k), w is (n,k), y is (m,n)
 //
@@ -20,7 +21,6 @@
 void xf_ref_linear_plain_d(int m, int n, int k, const double *x, const double *xvar, const float *w, const float *b,
                            int relu, double *y, double *yvar, double *bound)
 {
-    const double tiny = (k + 1) * 0x1p-150;
     for (int i = 0; i < m; i++) {
         const double *xi = x + (size_t)i * k;
         for (int j = 0; j < n; j++) {
@@ -33,8 +33,8 @@ void xf_ref_linear_plain_d(int m, int n, int k, const double *x, const double *x
             }
             size_t o = (size_t)i * n + j;
             y[o] = (relu && acc < 0.0) ? 0.0 : acc;
-            if (yvar) yvar[o] = var_in + XF_VAR_U2 * (k + 2) * abs_acc * abs_acc;
-            if (bound) bound[o] = xf_gamma(k + 1) * abs_acc + XF_U * fabs(acc) + tiny;
+            if (yvar) yvar[o] = var_in + xf_linear_round_var(k, abs_acc);
+            if (bound) bound[o] = xf_linear_bound(k, abs_acc, acc);
         }
     }
 }
