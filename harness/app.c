@@ -571,11 +571,20 @@ static void get_peak(const xf_machine *m)
     if (xf_peak_measure(&peak, 0.3, NULL) == 0) xf_peak_save(&peak, m);
 }
 
+// How the peer libraries run here, as every row records it.
+static void print_peers(const xf_machine *m)
+{
+    printf("# peers:");
+    for (int p = 0; p < XF_NPEER_COLUMNS; p++) printf("%s %s %s", p ? ";" : "", xf_peer_columns[p], m->peer[p]);
+    putchar('\n');
+}
+
 static int cmd_peak(const xf_machine *m)
 {
     char path[512];
     xf_peak_cache_path(path, sizeof path);
     printf("# %s | %s | %s\n", m->cpu, m->isa, m->compiler);
+    print_peers(m);
     if (xf_peak_measure(&peak, 1.0, stdout) != 0) {
         printf("the roofs could not be measured (out of memory?); nothing cached\n");
         return 1;
@@ -612,6 +621,7 @@ static int cmd_bench(const xf_options *o, const xf_machine *m, int breakdown)
            m->cpu, m->isa, m->compiler, m->commit, o->threads, o->min_reps, o->min_time);
     if (o->rounds > 1) printf("# %d interleaved rounds, random orders from --order-seed %llu\n", o->rounds,
                               (unsigned long long)o->order_seed);
+    print_peers(m);
     get_peak(m);
     printf("# roofs for %d thread(s): FMA %.1f GFLOP/s (%s vectors); triad GB/s L1 %.1f, L2 %.1f, L3 %.1f, DRAM %.1f;"
            " %%peak: embed, softmax, add_layernorm against the level holding their bytes (roof), the rest"
@@ -689,6 +699,8 @@ int xf_main(int argc, char **argv)
     if (ref && strcmp(ref, "plain") && strcmp(ref, "fast"))
         xf_die_usage("XFBENCH_REF='%s' is not plain or fast (the fp64 reference's loops)", ref);
     int restart = xf_isa_cap_peers();
+    for (int i = 0; i < xf_registry_count(); i++)
+        if (xf_registry_family(i)->raise_dispatch) restart |= xf_registry_family(i)->raise_dispatch();
     if ((o.threads > 1 || cmd == 4) && !getenv("OMP_PROC_BIND") && !getenv("OMP_PLACES")) {
         setenv("OMP_PROC_BIND", "close", 1);
         setenv("OMP_PLACES", "cores", 1);

@@ -1,11 +1,11 @@
 #include <dirent.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "../variants/isa/clock.h"
+#include "clock_probe.h"
 #include "contention.h"
 #include "stages/stage.h"
 
@@ -58,11 +58,11 @@ static void read_stat(xf_snapshot *s)
     fclose(f);
 }
 
-// The core clock from a chain of dependent adds: each waits for the one
-// before, one per cycle on every x86-64 core since the P6, so adds per
-// nanosecond is GHz. The best of several tries: an interruption can only
-// make a try slower. A clock that moved between before and after (thermal
-// or power limits, a co-tenant's turbo budget) changes what a time means.
+// The core clock (clock_probe.h): a register-add chain and a multiply
+// chain, each the best of 5 tries (an interruption can only make a try
+// slower), 0 (unknown, flags nothing) where the two disagree. A clock that
+// moved between before and after (thermal or power limits, a co-tenant's
+// turbo budget) changes what a time means.
 //
 // The runnable count is read after each try and the smallest kept: a
 // kernel thread that wakes for a moment is not a competitor, a process
@@ -71,31 +71,16 @@ static double clock_ghz(int *fewest_running)
 {
     xf_snapshot st;
     *fewest_running = 1 << 30;
-#if defined(__x86_64__)
-    enum { ITERS = 1 << 14, ADDS = 32 };
-    double best = 0.0;
+    double add = 0.0, mul = 0.0;
     for (int t = 0; t < 5; t++) {
-        uint64_t x = 0;
-        double t0 = xf_now_ns();
-        for (int i = 0; i < ITERS; i++)
-            __asm__ volatile(".rept 32\n\tadd $1, %0\n\t.endr" : "+r"(x));
-        double ghz = (double)ITERS * ADDS / (xf_now_ns() - t0);
-        if (ghz > best) best = ghz;
+        const double a = xf_chain_ghz(XF_CHAIN_ADD_REG, 1), m = xf_chain_ghz(XF_CHAIN_IMUL, 1);
+        if (a > add) add = a;
+        if (m > mul) mul = m;
         read_stat(&st);
         st.procs_running -= own_running();
         if (st.procs_running < *fewest_running) *fewest_running = st.procs_running;
     }
-    return best;
-#else
-    for (int t = 0; t < 5; t++) {
-        read_stat(&st);
-        st.procs_running -= own_running();
-        if (st.procs_running < *fewest_running) *fewest_running = st.procs_running;
-        struct timespec ms = {0, 1000000};
-        nanosleep(&ms, NULL);
-    }
-    return 0.0;
-#endif
+    return xf_clock_agreed(add, mul);
 }
 
 // Wall time, this thread's CPU time and the steal ticks: what brackets the

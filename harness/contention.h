@@ -9,14 +9,14 @@ typedef struct {
     unsigned long long steal_ticks;         // /proc/stat "cpu" steal, all CPUs (USER_HZ ticks)
     int procs_running;                      // runnable tasks not of this process (fewest of 5 reads)
     double load1;                           // /proc/loadavg, 1-minute
-    double clock_ghz;                       // dependent-add chain; 0: unknown
+    double clock_ghz;                       // clock_probe.h: two chains agreeing; 0: unknown
 } xf_snapshot;
 
 typedef struct {
     double steal_pct;      // CPU time the hypervisor took, in % of one CPU over the wall time
     int others_running;    // runnable tasks of other processes, the more of the two ends
     double thread_cpu_pct; // the timing thread's CPU time over the wall time, in %
-    double clock_before_ghz, clock_after_ghz; // 0: unknown (not x86-64)
+    double clock_before_ghz, clock_after_ghz; // 0: unknown (the chains disagree, or not x86-64)
     double load1;          // at the end; recorded, not judged (a 1-minute average lags)
     int contended;
     char why[200];         // the reasons, ';'-separated, empty if not contended

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "machine.h"
+#include "registry.h"
 #include "xf_version.h"
 
 static void read_cpu_model(char *out, size_t size)
@@ -39,6 +40,22 @@ static double read_mem_available(void)
     return (double)sysconf(_SC_AVPHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
 }
 
+const char *const xf_peer_columns[XF_NPEER_COLUMNS] = {"blas_core", "dnnl_isa", "xsmm_target"};
+
+static void read_peers(xf_machine *m)
+{
+    for (int c = 0; c < XF_NPEER_COLUMNS; c++) {
+        snprintf(m->peer[c], sizeof m->peer[c], "not built");
+        for (int i = 0; i < xf_registry_count(); i++) {
+            const xf_family *f = xf_registry_family(i);
+            if (f->runtime && f->runtime_column && !strcmp(f->runtime_column, xf_peer_columns[c]))
+                f->runtime(m->peer[c], sizeof m->peer[c]);
+        }
+        for (char *p = m->peer[c]; *p; p++) // a quoted CSV field: no quotes or line breaks
+            if (*p == '"' || *p == '\n') *p = '\'';
+    }
+}
+
 void xf_machine_read(xf_machine *m)
 {
     read_cpu_model(m->cpu, sizeof m->cpu);
@@ -69,4 +86,5 @@ void xf_machine_read(xf_machine *m)
     for (char *c = m->host; *c; c++) // a CSV field: no separators or quotes
         if (*c == ',' || *c == '"' || *c == '\n') *c = '_';
     m->mem_available = read_mem_available();
+    read_peers(m);
 }

@@ -9,6 +9,7 @@
 #include "../variants/isa/clock.h"
 #include "../variants/isa/isa.h"
 #include "../variants/isa/huge.h"
+#include "clock_probe.h"
 #include "peak.h"
 #include "registry.h"
 #include "runner.h"
@@ -141,6 +142,28 @@ static void working_sets(const xf_caches *c, double mem_available, double ws[XF_
     ws[XF_ROOF_DRAM] = dram;
 }
 
+// How the FMA roof could be fooled, and the guard: a rate above what two
+// FMA units can issue (2 x 2 flops x lanes a cycle: no x86-64 core has
+// more) at the clock the chains read means the timer or the loop lies (a
+// loop the compiler shortened, a clock that jumped); below is what a busy
+// neighbour or a throttled core shows, which the best of ten samples and
+// the cache's highest-ever roof guard against. Printed as flops per cycle.
+static void fma_plausible(FILE *log, const xf_family *f, double gflops)
+{
+    const double ghz = xf_clock_agreed(xf_chain_ghz(XF_CHAIN_ADD_REG, 20), xf_chain_ghz(XF_CHAIN_IMUL, 20));
+    const int lanes = f->isa >= XF_ISA_AVX512 ? 16 : f->isa == XF_ISA_AVX2 ? 8 : 4;
+    if (ghz <= 0) {
+        fprintf(log, "    (clock unknown: the clock chains disagree; flops per cycle not checked)\n");
+        return;
+    }
+    const double per_cycle = gflops / ghz, most = 2.0 * 2.0 * lanes;
+    fprintf(log, "    %.1f flops/cycle at %.2f GHz (at most %.0f: two FMA units of %d lanes)\n", per_cycle, ghz, most,
+            lanes);
+    if (per_cycle > 1.05 * most)
+        fprintf(log, "warning: %s's FMA rate is more than two FMA units can issue at the measured clock: the timer"
+                     " or the clock probe is fooled\n", f->name);
+}
+
 int xf_peak_measure(xf_peak *p, double seconds, FILE *log)
 {
     memset(p, 0, sizeof *p);
@@ -177,8 +200,10 @@ int xf_peak_measure(xf_peak *p, double seconds, FILE *log)
                 fprintf(log, "warning: %d threads reach only %.2fx one thread's FMA rate: the host may be running"
                              " them on fewer cores; rows on %d threads are held against this measured roof\n",
                         p->procs, all / one, p->procs);
-            if (log)
+            if (log) {
                 fprintf(log, "FMA %-10s %10.1f GFLOP/s %10.1f GFLOP/s (%d threads)\n", f->name, one, all, p->procs);
+                fma_plausible(log, f, one);
+            }
             if (one > p->flops_1) {
                 p->flops_1 = one, p->flops_all = all, triad = f->triad, read = f->read;
                 snprintf(p->flops_family, sizeof p->flops_family, "%s", f->name);

@@ -33,7 +33,8 @@ static const char HEADER[] =
     "threads,reps,median_ns,min_ns,spread_pct,prepare_ns,gflops,gbps,pct_peak,"
     "max_abs_err,max_rel_err,nmse,err_over_bound,passed,cpu,isa,compiler,cflags,commit,date,"
     "stage_ms,host,useful_gflops,useful_pct_peak,roof,composition,shape,tokens_per_s,ms_per_step,dtype,"
-    "steal_pct,others_running,thread_cpu_pct,clock_ghz_before,clock_ghz_after,load1,contended,contended_why,samples_ns\n";
+    "steal_pct,others_running,thread_cpu_pct,clock_ghz_before,clock_ghz_after,load1,contended,contended_why,"
+    "blas_core,dnnl_isa,xsmm_target,samples_ns\n";
 
 FILE *xf_csv_open(const char *path, const char **why)
 {
@@ -111,10 +112,13 @@ static void csv_row(FILE *f, const xf_instance *in, const char *variant, const c
         const xf_contention *st = &t->state;
         fprintf(f, "%.2f,%d,%.2f,%.3f,%.3f,%.2f,%d,\"%s\",", st->steal_pct, st->others_running, st->thread_cpu_pct,
                 st->clock_before_ghz, st->clock_after_ghz, st->load1, st->contended, st->why);
-        for (int i = 0; i < t->reps; i++) fprintf(f, "%s%.0f", i ? ";" : "", t->samples[i]);
     } else {
         fputs(",,,,,,,,", f);
     }
+    // How the peer libraries ran in this process (machine.h), on every row:
+    // a blas row's speed means little without the core OpenBLAS chose.
+    for (int p = 0; p < XF_NPEER_COLUMNS; p++) fprintf(f, "\"%s\",", m->peer[p]);
+    for (int i = 0; t && i < t->reps; i++) fprintf(f, "%s%.0f", i ? ";" : "", t->samples[i]);
     fputc('\n', f);
 }
 

@@ -70,6 +70,19 @@ typedef struct {
     // Libraries with their own thread pools (OpenBLAS, oneDNN): told the
     // --threads count; NULL for families that use OpenMP's.
     void (*set_threads)(int threads);
+    // Libraries that choose their kernels by the CPU themselves (OpenBLAS,
+    // oneDNN, libxsmm): the CSV column that records how they run here
+    // (harness/report.c), and what to write in it: the kernels they chose
+    // and, where those are below the CPU's level (xf_isa_level), why.
+    // NULL for the others.
+    const char *runtime_column;
+    void (*runtime)(char *buf, size_t size);
+    // A library whose own CPU detection can fall below the CPU (OpenBLAS
+    // 0.3.21 calls a Sapphire Rapids "Prescott"): sets its environment to
+    // the kernels of the CPU's level, unless the user set it; 1 if it did
+    // (the library reads it when loaded: the process must restart). NULL
+    // for the others.
+    int (*raise_dispatch)(void);
 } xf_family;
 
 // Each family defines one xf_family named xf_family_<name>; the harness

@@ -6,11 +6,14 @@
 #define _GNU_SOURCE // sched_setaffinity, cpu_set_t
 #include <cblas.h>
 #include <math.h>
+#include <stdio.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
+#include "../isa/isa.h"
 #include "../naive/naive.h"
 
 #if defined(XF_HAVE_AVX512) || defined(XF_HAVE_AVX2)
@@ -128,5 +131,66 @@ static const xf_variant variants[] = {
     XF_VARIANTS_END,
 };
 
+// The vector level of OpenBLAS 0.3.21's DYNAMIC_ARCH cores
+// (openblas_get_corename()): its sgemm on Cooperlake and Sapphire Rapids
+// is SkylakeX's AVX-512 kernel; Sandybridge's AVX kernels count as below
+// AVX2, like every older core.
+static xf_isa core_level(const char *core)
+{
+    static const struct {
+        const char *name;
+        xf_isa level;
+    } cores[] = {{"SkylakeX", XF_ISA_AVX512}, {"Cooperlake", XF_ISA_AVX512},
+                 {"SapphireRapids", XF_ISA_AVX512}, {"Haswell", XF_ISA_AVX2}, {"Zen", XF_ISA_AVX2}};
+    for (size_t i = 0; i < sizeof cores / sizeof cores[0]; i++)
+        if (core && !strcasecmp(core, cores[i].name)) return cores[i].level;
+    return XF_ISA_SCALAR;
+}
+
+// The level OpenBLAS should reach here: the CPU's (capped), at most
+// AVX-512, its widest fp32 kernels.
+static xf_isa wanted_level(void)
+{
+    const xf_isa l = xf_isa_level();
+    return l < XF_ISA_AVX512 ? l : XF_ISA_AVX512;
+}
+
+// Its own detection, when below the CPU's level and the user left
+// OPENBLAS_CORETYPE unset, replaced by the core of the CPU's level.
+// OpenBLAS reads the variable when it is loaded, so the caller restarts.
+static int raise_dispatch(void)
+{
+    const char *have = getenv("OPENBLAS_CORETYPE");
+    const char *core = openblas_get_corename();
+    const xf_isa want = wanted_level();
+    if ((have && *have) || core_level(core) >= want || want == XF_ISA_SCALAR) return 0;
+    // Cooperlake where the CPU has AVX512_BF16: the same sgemm as
+    // SkylakeX, and OpenBLAS's bf16 kernels beside it.
+    const char *to = want == XF_ISA_AVX2 ? "Haswell" : xf_isa_level() >= XF_ISA_AVX512BF16 ? "Cooperlake" : "SkylakeX";
+    char why[128];
+    snprintf(why, sizeof why, "set by xfbench: OpenBLAS detected %s, below this CPU's %s", core ? core : "nothing",
+             xf_isa_name(want));
+    xf_peer_env_set("OPENBLAS_CORETYPE", to, why);
+    return 1;
+}
+
+// "SkylakeX", with where it came from; where it is below the CPU's level
+// (a user's OPENBLAS_CORETYPE, or a core this OpenBLAS lacks), why.
+static void runtime(char *buf, size_t size)
+{
+    const char *core = openblas_get_corename(), *set = getenv("OPENBLAS_CORETYPE");
+    const char *why = xf_peer_env_why("OPENBLAS_CORETYPE");
+    int n = snprintf(buf, size, "%s", core ? core : "unknown");
+    if (n < 0 || (size_t)n >= size) return;
+    if (why) n += snprintf(buf + n, size - n, " (OPENBLAS_CORETYPE=%s %s)", set, why);
+    else if (set && *set) n += snprintf(buf + n, size - n, " (OPENBLAS_CORETYPE=%s from the environment)", set);
+    else n += snprintf(buf + n, size - n, " (its own detection)");
+    if (n < 0 || (size_t)n >= size) return;
+    if (core_level(core) < wanted_level())
+        snprintf(buf + n, size - n, "; below this CPU's %s: %s", xf_isa_name(wanted_level()),
+                 set && *set ? "OPENBLAS_CORETYPE holds it there" : "this OpenBLAS has no kernels for it");
+}
+
 const xf_family xf_family_blas = {.name = "blas", .cflags = XF_FAMILY_CFLAGS, .variants = variants,
-                                  .set_threads = set_threads};
+                                  .set_threads = set_threads, .runtime_column = "blas_core",
+                                  .runtime = runtime, .raise_dispatch = raise_dispatch};

@@ -12,11 +12,13 @@
 //   attention:     batched strided matmul Q K^T (scale as output scale),
 //                  our mask pass, softmax, batched strided matmul P V.
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <oneapi/dnnl/dnnl.h>
 
+#include "../isa/isa.h"
 #include "../variant.h"
 
 static dnnl_engine_t engine;
@@ -439,4 +441,34 @@ static const xf_variant variants[] = {
     XF_VARIANTS_END,
 };
 
-const xf_family xf_family_dnnl = {.name = "dnnl", .cflags = XF_FAMILY_CFLAGS, .variants = variants};
+// oneDNN's effective ISA (what its JIT targets here, after
+// ONEDNN_MAX_CPU_ISA), by name and by the xf_isa level it reaches.
+static void runtime(char *buf, size_t size)
+{
+    static const struct {
+        dnnl_cpu_isa_t isa;
+        const char *name;
+        xf_isa level;
+    } isas[] = {{dnnl_cpu_isa_avx512_core_amx, "avx512_core_amx", XF_ISA_AVX512BF16},
+                {dnnl_cpu_isa_avx512_core_bf16, "avx512_core_bf16", XF_ISA_AVX512BF16},
+                {dnnl_cpu_isa_avx512_core_vnni, "avx512_core_vnni", XF_ISA_AVX512},
+                {dnnl_cpu_isa_avx512_core, "avx512_core", XF_ISA_AVX512},
+                {dnnl_cpu_isa_avx2_vnni, "avx2_vnni", XF_ISA_AVX2},
+                {dnnl_cpu_isa_avx2, "avx2", XF_ISA_AVX2},
+                {dnnl_cpu_isa_avx, "avx", XF_ISA_SCALAR},
+                {dnnl_cpu_isa_sse41, "sse41", XF_ISA_SCALAR}};
+    const dnnl_cpu_isa_t have = dnnl_get_effective_cpu_isa();
+    const char *name = "unknown";
+    xf_isa level = XF_ISA_SCALAR;
+    for (size_t i = 0; i < sizeof isas / sizeof isas[0]; i++)
+        if (isas[i].isa == have) name = isas[i].name, level = isas[i].level;
+    const char *cap = getenv("ONEDNN_MAX_CPU_ISA"), *why = xf_peer_env_why("ONEDNN_MAX_CPU_ISA");
+    int n = snprintf(buf, size, "%s", name);
+    if (level < xf_isa_level() && n >= 0 && (size_t)n < size)
+        snprintf(buf + n, size - n, "; below this CPU's %s: %s%s%s", xf_isa_name(xf_isa_level()),
+                 cap && *cap ? "ONEDNN_MAX_CPU_ISA=" : "oneDNN 2.6 dispatches no wider ISA here",
+                 cap && *cap ? cap : "", cap && *cap ? (why ? " (xfbench's cap)" : " (from the environment)") : "");
+}
+
+const xf_family xf_family_dnnl = {.name = "dnnl", .cflags = XF_FAMILY_CFLAGS, .variants = variants,
+                                  .runtime_column = "dnnl_isa", .runtime = runtime};

@@ -1,4 +1,5 @@
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +35,36 @@ const char *xf_isa_unavailable(xf_isa isa)
     return NULL;
 }
 
+xf_isa xf_isa_level(void)
+{
+    xf_isa top = XF_ISA_SCALAR;
+    for (int i = XF_ISA_AVX2; i <= XF_ISA_AVX512BF16; i++)
+        if (!xf_isa_unavailable((xf_isa)i)) top = (xf_isa)i;
+    return top;
+}
+
+const char *xf_isa_name(xf_isa isa)
+{
+    static const char *const names[] = {"scalar", "avx2", "avx512", "avx512bf16"};
+    return names[isa];
+}
+
+void xf_peer_env_set(const char *var, const char *value, const char *why)
+{
+    char key[96];
+    snprintf(key, sizeof key, "XFBENCH_WHY_%s", var);
+    setenv(var, value, 1);
+    setenv(key, why, 1);
+}
+
+const char *xf_peer_env_why(const char *var)
+{
+    char key[96];
+    snprintf(key, sizeof key, "XFBENCH_WHY_%s", var);
+    const char *why = getenv(key), *have = getenv(var);
+    return why && *why && have && *have ? why : NULL;
+}
+
 // The peers' own dispatch caps for each level (oneDNN's ISA names, libxsmm's
 // targets, OpenBLAS's core types): NULL leaves the library to its own
 // detection. SSE4.1 is oneDNN's floor; OpenBLAS's Nehalem kernels use no
@@ -54,7 +85,9 @@ int xf_isa_cap_peers(void)
     for (size_t i = 0; i < sizeof peer_caps / sizeof peer_caps[0]; i++) {
         const char *want = peer_caps[i].level[cap], *have = getenv(peer_caps[i].var);
         if (!want || (have && *have)) continue;
-        setenv(peer_caps[i].var, want, 1);
+        char why[64];
+        snprintf(why, sizeof why, "capped by XFBENCH_MAX_ISA=%s", xf_isa_name((xf_isa)cap));
+        xf_peer_env_set(peer_caps[i].var, want, why);
         set = 1;
     }
     return set;
