@@ -12,8 +12,10 @@ static const int BATCHES[] = {1, 3};
 // (seq_q, seq_k) pairs for cross-attention, both longer and shorter.
 static const int CROSS[][2] = {{1, 17}, {17, 3}, {113, 17}, {3, 113}};
 // Linear (n, k): tiny, odd, K not a multiple of any vector width, wide,
-// K past the SIMD GEMM's 2048-deep k slices.
-static const int NK[][2] = {{1, 1}, {24, 8}, {72, 128}, {192, 64}, {13, 515}, {13, 2051}};
+// K of several of the SIMD GEMM's k slices (640 or 1024 deep: blocking.c),
+// K whose row stride is a multiple of 4 KiB (1024: the GEMM copies such
+// an A block, simd/gemm.c).
+static const int NK[][2] = {{1, 1}, {24, 8}, {72, 128}, {192, 64}, {13, 515}, {13, 2051}, {13, 1024}};
 
 #define COUNT(a) ((int)(sizeof a / sizeof a[0]))
 
@@ -97,6 +99,11 @@ void xf_grid_linear(xf_grid *l, int full)
         push(l, c);
         c = shape(l, 1, 8, 64, 10, 10);
         c.n = 70, c.k = 515, c.relu = 1;
+        push(l, c);
+        // FFN2's k: A copied to an unaliased stride, in slices, with a
+        // ragged panel of 4 rows.
+        c = shape(l, 1, 8, 64, 100, 100);
+        c.n = 70, c.k = 2048, c.relu = 1;
         push(l, c);
     }
 }

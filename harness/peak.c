@@ -174,9 +174,9 @@ int xf_peak_measure(xf_peak *p, double seconds, FILE *log)
     xf_machine_read(&m);
     working_sets(c, m.mem_available, p->ws);
     if (log) {
-        fprintf(log, "caches: L1d %.0f KiB (%s), L2 %.0f KiB (%s) per core, L3 %.0f MiB (%s)\n",
+        fprintf(log, "caches: L1d %.0f KiB (%s), L2 %.0f KiB (%s) per core, L3 %.0f MiB (%s), shared by %d CPU(s): %.1f MiB a core\n",
                 p->cache[0] / 1024, c->source[0], p->cache[1] / 1024, c->source[1],
-                p->cache[2] / (1 << 20), c->source[2]);
+                p->cache[2] / (1 << 20), c->source[2], c->l3_sharing, (double)c->l3_core / (1 << 20));
         fprintf(log, "%-14s %16s %16s\n", "", "1 thread", "all threads");
     }
     // The best SIMD family's vectors; naive's (SSE2) only where none runs.

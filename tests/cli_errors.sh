@@ -60,8 +60,9 @@ expect "no ffn variant\|no linear variant" check --stage ffn --use linear=nope
 expect "stage=variant" check --stage ffn --use linear
 expect "does not apply" forward --stage linear
 expect "number" bench --min-time abc
-# XFBENCH_CACHES (variants/isa/caches.h): three sizes, each at least 1K.
-for caches in 32K,1M 32K,1M,32M,1G 32X,1M,32M ,1M,32M 512,1M,32M 32K,1M,99999G; do
+# XFBENCH_CACHES (variants/isa/caches.h): three sizes, each at least 1K, and
+# optionally the CPUs sharing the L3 (1-4096).
+for caches in 32K,1M 32K,1M,32M,1G 32X,1M,32M ,1M,32M 512,1M,32M 32K,1M,99999G 32K,1M,32M,0 32K,1M,32M, 32K,1M,32M,8,2; do
     XFBENCH_CACHES=$caches expect "XFBENCH_CACHES" check --stage linear
 done
 

@@ -13,9 +13,12 @@ const xf_blocking *xf_blocking_get(void)
     // prefetchers bring. A B panel streamed from L3 instead of L2 cost the
     // micro-kernel 5-10% on Zen 4.
     b.gemm_b_block = c->l2 / 2;
-    // A quarter of the L3 (shared by the cores, and by the B block and C
-    // while they stream through it) for the A block.
-    b.gemm_a_block = c->l3 / 4;
+    // The A block stays in the L3 while every column block of B streams
+    // over it: a quarter of this core's share of the L3 (caches.h: in a VM
+    // the share is what the guest is told, not what it owns; other guests'
+    // cores use the same L3). Zen 3 under KVM (32 MiB for 2 CPUs): 4 MiB,
+    // the A of a seq-2048 linear's k slice.
+    b.gemm_a_block = c->l3_core / 4;
     // A row kernel (softmax, add_layernorm) whose call reads and writes
     // more than half the L3 writes its output by streaming stores: its
     // output cannot stay in the L3 for the next stage anyway, so streaming
@@ -44,15 +47,22 @@ const xf_blocking *xf_blocking_get(void)
     return &b;
 }
 
-// The longest k slice whose B panel (kc x nr floats) fits the B block, so
-// at least one panel is reused from L2 by every A panel, in multiples of
-// 256 (at least 256). A longer slice means fewer passes over C (read and
-// written once per slice). Zen 4, avx512 (nr 64): 2048, FFN2's k in one
-// slice.
-int xf_gemm_kc(int nr)
+// The k slice: A's micro-panel (mr rows x kc floats, read in place) is
+// what every B panel of a column block multiplies in turn, so it must stay
+// in the L1d: half of it, the other half for the B lines streaming through
+// from the L2 and C's tile. This is BLIS's rule for its micro-panel kept in
+// L1 (its Haswell and Zen sgemm use a 6 x 16 tile like the avx2 family's,
+// with KC 256 where the L1d is 32 KiB), here as large as the rule allows:
+// a longer slice means fewer passes over C. Multiples of 64, at least 128.
+// mr 6: 640 for a 32 KiB L1d (Zen 3, Zen 4), 1024 for 48 KiB (Golden Cove).
+// Before, the slice was sized so one B panel filled the B block (2048-4096
+// on these CPUs): A's micro-panel (48-96 KiB) then spilled to L2 on every
+// B panel.
+int xf_gemm_kc(int mr)
 {
-    int kc = (int)(xf_blocking_get()->gemm_b_block / ((size_t)nr * sizeof(float))) / 256 * 256;
-    return kc > 256 ? kc : 256;
+    const size_t l1d = xf_caches_get()->l1d;
+    const int kc = (int)(l1d / 2 / ((size_t)(mr > 0 ? mr : 1) * sizeof(float))) / 64 * 64;
+    return kc > 128 ? kc : 128;
 }
 
 int xf_stream_output(size_t working_set) { return working_set >= xf_blocking_get()->stream_working_set; }

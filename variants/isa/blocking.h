@@ -1,8 +1,8 @@
 // The blocking of every tuned kernel, derived from this CPU's cache sizes
-// (caches.h) instead of the constants of the CPU it was tuned on. Each
-// rule is written so that a Zen 4 core (32 KiB L1d, 1 MiB L2, 32 MiB L3
-// per CCX; XFBENCH_CACHES=32K,1M,32M) gets the constants it was tuned
-// with; why each rule, next to it in blocking.c.
+// (caches.h) instead of the constants of the CPU it was tuned on; why each
+// rule, with the sizes it gives on the CPUs seen, next to it in blocking.c
+// (docs/performance.md, "Blocking from what a core owns", has the
+// arithmetic).
 #ifndef XF_BLOCKING_H
 #define XF_BLOCKING_H
 
@@ -10,8 +10,8 @@
 
 typedef struct {
     // variants/simd/gemm.c: bytes of a B block (kept in L2) and of an A
-    // block (kept in L3); the k slice for a micro-kernel nr columns wide
-    // is xf_gemm_kc(nr).
+    // block (kept in L3); the k slice for a micro-kernel of mr rows is
+    // xf_gemm_kc(mr).
     size_t gemm_b_block, gemm_a_block;
     // Row kernels (softmax, add_layernorm) whose call reads and writes at
     // least this many bytes write their output by streaming stores:
@@ -33,8 +33,8 @@ typedef struct {
 enum { XF_XSMM_BM = 32, XF_XSMM_BN = 64, XF_XSMM_BK = 64 };
 
 const xf_blocking *xf_blocking_get(void);
-// k slice of the SIMD GEMM for B panels nr floats wide.
-int xf_gemm_kc(int nr);
+// The longest k slice of the SIMD GEMM for micro-kernels of mr rows of A.
+int xf_gemm_kc(int mr);
 // Whether a call that reads and writes working_set bytes streams its output.
 int xf_stream_output(size_t working_set);
 // Rows of row_bytes each in one chunk (at least 1).
