@@ -1,0 +1,110 @@
+"""What llvm-mca predicts for the GEMM micro-kernels' inner loops on cores
+we may not have (Sapphire Rapids, Skylake-X, Zen 3): each kernel's source
+compiled to assembly with its family's flags, the innermost loop that holds
+the most multiply-adds cut out of the named function, and llvm-mca run on
+it per CPU model. Prints cycles per loop trip, the multiply-adds in it,
+and the share of the FMA roof that would give (two FMA ports on every
+model here: p0 and p5 for zmm on Intel, two FMA pipes on Zen 3), with the
+resource llvm-mca names as the bottleneck.
+
+What it cannot see: llvm-mca assumes every load hits the L1, so a loop it
+predicts at 100% and that measures at 70% is bound by the memory behind
+the L1; and llvm 14's znver3 model charges a 256-bit FMA to both FMA pipes,
+half the rate Zen 3 runs (docs/performance.md, "Blocking from what a core
+owns").
+
+Standard library only. Usage: mca.py TOP BUILD_DIR [MCA]"""
+import os
+import re
+import subprocess
+import sys
+
+# (family, source, flags, function, include dir, CPU models)
+KERNELS = [
+    ("avx2", "variants/simd/ukernels.c", ["-mavx2", "-mfma"], "xf_avx2_gemm_ukernel_lda", "variants/avx2",
+     ["znver3", "skylake-avx512", "sapphirerapids"]),
+    ("avx512", "variants/simd/ukernels.c", ["-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512dq", "-mfma"],
+     "xf_avx512_gemm_ukernel_lda", "variants/avx512", ["skylake-avx512", "sapphirerapids"]),
+    ("avx512bf16", "variants/avx512bf16/linear.c",
+     ["-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512dq", "-mavx512bf16", "-mfma"], "micro_tile",
+     "variants/avx512bf16", ["sapphirerapids"]),
+]
+ARITH = re.compile(r"^\s*(vfmadd\w+|vdpbf16ps)\b")
+LABEL = re.compile(r"^(\.L\w+):")
+JUMP = re.compile(r"^\s*j\w+\s+(\.L\w+)")
+
+
+def die(message):
+    print(f"mca.py: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def function_lines(asm, name):
+    lines = asm.splitlines()
+    try:
+        start = lines.index(f"{name}:")
+    except ValueError:
+        die(f"no function {name} in the assembly (inlined, or renamed?)")
+    end = next((i for i in range(start, len(lines)) if lines[i].strip().startswith(f".size\t{name},")), len(lines))
+    return lines[start:end]
+
+
+def hot_loop(lines):
+    """The block from a label to a jump back to it with the most multiply-adds."""
+    labels = {}
+    best = None
+    for i, line in enumerate(lines):
+        m = LABEL.match(line)
+        if m:
+            labels[m.group(1)] = i
+            continue
+        m = JUMP.match(line)
+        if m and m.group(1) in labels:
+            body = [l for l in lines[labels[m.group(1)] + 1:i + 1]
+                    if l.strip() and not l.strip().startswith(".") and not LABEL.match(l)]
+            arith = sum(1 for l in body if ARITH.match(l))
+            if arith and (best is None or arith > best[0]):
+                best = (arith, body)
+    if best is None:
+        die("no loop with multiply-adds found")
+    return best
+
+
+def run_mca(mca, cpu, body):
+    out = subprocess.run([mca, f"-mcpu={cpu}", "-iterations=400", "-bottleneck-analysis"],
+                         input="\n".join(body) + "\n", capture_output=True, text=True)
+    if out.returncode:
+        return None, out.stderr.strip().splitlines()[0] if out.stderr.strip() else "llvm-mca failed"
+    total = int(re.search(r"Total Cycles:\s+(\d+)", out.stdout).group(1))
+    iters = int(re.search(r"Iterations:\s+(\d+)", out.stdout).group(1))
+    limit = re.search(r"Limited by ([^\n]+)", out.stdout)
+    bound = limit.group(1).strip() if limit else re.search(r"Block RThroughput:\s+([\d.]+)", out.stdout).group(0)
+    return total / iters, bound
+
+
+def main():
+    if len(sys.argv) < 3:
+        die("usage: mca.py TOP BUILD_DIR [MCA]")
+    top, build = sys.argv[1], sys.argv[2]
+    mca = sys.argv[3] if len(sys.argv) > 3 else "llvm-mca"
+    cc = os.environ.get("CC", "cc")
+    print(f"{'kernel':<12} {'cpu':<15} {'cycles/trip':>11} {'FMAs/trip':>9} {'ideal':>6} {'of roof':>8}  bottleneck")
+    for family, src, flags, fn, inc, cpus in KERNELS:
+        cmd = [cc, "-O3", "-std=c17", *flags, f"-I{os.path.join(top, inc)}", f"-I{build}", "-S", "-o", "-",
+               os.path.join(top, src)]
+        asm = subprocess.run(cmd, capture_output=True, text=True)
+        if asm.returncode:
+            print(f"{family:<12} (not compiled: {asm.stderr.strip().splitlines()[-1]})")
+            continue
+        arith, body = hot_loop(function_lines(asm.stdout, fn))
+        ideal = arith / 2.0  # two FMA (or vdpbf16ps) issues a cycle
+        for cpu in cpus:
+            cycles, bound = run_mca(mca, cpu, body)
+            if cycles is None:
+                print(f"{family:<12} {cpu:<15} ({bound})")
+                continue
+            print(f"{family:<12} {cpu:<15} {cycles:11.2f} {arith:9d} {ideal:6.1f} {100 * ideal / cycles:7.1f}%  {bound}")
+
+
+if __name__ == "__main__":
+    main()
