@@ -125,7 +125,7 @@ static int select_entries(xf_stage stage, const xf_options *o, entry *out, int m
         n < max) {
         entry *e = &out[n++];
         memset(e, 0, sizeof *e);
-        xf_best_ops(&e->r.ops, best_machine, o->shape.pad, o->shape.dtype, o->threads);
+        xf_best_ops(&e->r.ops, best_machine, o->shape.pad, o->shape.dtype, o->threads, o->retune);
         e->r.resolve = xf_best_resolve;
         e->r.name = "best";
         e->cflags = "the fastest checked whole pass on this machine: per-call winners composed, or a family's own"
@@ -401,7 +401,7 @@ static void time_entry(entry *e, xf_instance *in, const xf_check_result *r, cons
     char desc[256], comp[512];
     xf_case_describe(&in->c, desc, sizeof desc);
     composition_of(&e->r, s, comp, sizeof comp);
-    xf_timer_opts to = {o->min_time, o->min_reps};
+    xf_timer_opts to = {o->min_time, o->min_reps, 0};
     void (*timed_mode)(xf_instance *, int) = xf_stage_desc_of(s)->timed_mode;
     if (timed_mode) timed_mode(in, 1);
     xf_time(&e->r, in, &to, tm);

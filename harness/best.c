@@ -17,23 +17,32 @@
 // (xf_best_resolve): the per-call composition and every family's own pass
 // are each checked and timed as whole passes on the instance itself, and
 // the fastest is kept (cached under the compound stage's key, "pass").
-// The passes are timed in interleaved rounds, each in a rotated order, and
-// ranked by the median of their rounds: timed one after the other, a burst
-// of noise on this shared machine (spreads of 20-40% seen on a Zen 3 under
-// KVM) picked a pass 13-20% slower than the fastest.
+// Calls and passes alike are raced (race, choose): prepared and checked,
+// then timed in interleaved rounds, each in a rotated order; the fastest
+// median wins unless a candidate listed before it is level with it within
+// the 95% interval of their ratio (rounds bootstrapped whole, as compare
+// does), which then wins: timed one after the other, a burst of noise on
+// this shared machine (spreads of 20-40% seen on a Zen 3 under KVM) picked
+// a pass 13-20% slower than the fastest, and single timings of level
+// candidates changed the winner from run to run.
+//
+// Decoding's self-attention calls are keyed by classes of cache depth
+// (powers of two, tuned at the class's deepest), not by depth: tuning each
+// of 128 depths at batch 8 took over 15 minutes. --retune 1 ignores the
+// cached choices (and replaces them).
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../variants/isa/clock.h"
 #include "best.h"
 #include "check.h"
 #include "peak.h"
 #include "registry.h"
 #include "report.h"
 #include "stages/stage.h"
+#include "stats.h"
 #include "timer.h"
-
-enum { MAX_KEYS = 256 };
 
 typedef struct {
     char key[256], variant[64];
@@ -45,11 +54,29 @@ static struct {
     const xf_machine *m;
     xf_pad pad;
     xf_dtype dtype;
-    int threads, loaded;
+    int threads, loaded, retune;
     char path[512], fingerprint[700];
-    choice c[MAX_KEYS];
-    int n;
+    choice *c; // every cached choice (n of them, room for cap)
+    int n, cap;
+    double tuning_since_ns; // when this process first tuned (0: not yet), for the progress lines
+    double last_progress_ns;
 } best;
+
+// Appends a choice to the table in memory; 0 if out of memory.
+static int remember(const char *key, const char *variant, int shown)
+{
+    if (best.n == best.cap) {
+        const int cap = best.cap ? 2 * best.cap : 64;
+        choice *grown = realloc(best.c, (size_t)cap * sizeof *grown);
+        if (!grown) return 0;
+        best.c = grown, best.cap = cap;
+    }
+    choice *c = &best.c[best.n++];
+    snprintf(c->key, sizeof c->key, "%.255s", key);
+    snprintf(c->variant, sizeof c->variant, "%.63s", variant);
+    c->shown = shown;
+    return 1;
+}
 
 static void make_fingerprint(void)
 {
@@ -72,13 +99,11 @@ static void load(void)
     char line[1024];
     if (fgets(line, sizeof line, f) && !strncmp(line, best.fingerprint, strlen(best.fingerprint)) &&
         line[strlen(best.fingerprint)] == '\n') {
-        while (best.n < MAX_KEYS && fgets(line, sizeof line, f)) {
+        while (fgets(line, sizeof line, f)) {
             char *tab = strchr(line, '\t'), *end = tab ? strchr(tab + 1, '\t') : NULL;
             if (!tab || !end) continue;
             *tab = *end = '\0';
-            snprintf(best.c[best.n].key, sizeof best.c[best.n].key, "%.255s", line);
-            snprintf(best.c[best.n].variant, sizeof best.c[best.n].variant, "%.63s", tab + 1);
-            best.n++;
+            if (!remember(line, tab + 1, 0)) break;
         }
     } else {
         best.n = -1; // stale: rewritten on the first save
@@ -90,11 +115,7 @@ static void save(const char *key, const char *variant, double ms)
 {
     const int fresh = best.n < 0;
     if (fresh) best.n = 0;
-    if (best.n < MAX_KEYS) {
-        snprintf(best.c[best.n].key, sizeof best.c[best.n].key, "%.255s", key);
-        snprintf(best.c[best.n].variant, sizeof best.c[best.n].variant, "%.63s", variant);
-        best.c[best.n++].shown = 1;
-    }
+    remember(key, variant, 1); // a later lookup in this process finds the newest (cached scans from the end)
     char path[512];
     snprintf(path, sizeof path, "%s", best.path);
     xf_cache_mkdirs(path);
@@ -105,11 +126,20 @@ static void save(const char *key, const char *variant, double ms)
     fclose(f);
 }
 
-// The generated case of the call's shape.
+// The generated case of the call's shape. A decode step's self-attention
+// (one query row a sequence against its cache) stands for its class of
+// cache depths: seq_k rounded up to a power of two, so that 128 steps are
+// 8 classes to tune, not 128 depths; tuned at the class's deepest, where
+// the choice costs the most time.
 static xf_case case_of(xf_stage stage, const void *args)
 {
     xf_case c = {.stage = stage, .batch = 1, .heads = 1, .seed = 7, .pad = best.pad, .vocab = 1, .dtype = best.dtype};
     xf_stage_desc_of(stage)->case_of(args, &c);
+    if (stage == XF_ATTENTION && c.seq_q == 1) {
+        int depth = 1;
+        while (depth < c.seq_k) depth *= 2;
+        c.seq_k = depth;
+    }
     return c;
 }
 
@@ -129,7 +159,132 @@ static int naive_needed(xf_stage stage)
     return 1;
 }
 
-// Times every candidate on the shape; NULL if none passed.
+enum { MAX_RACERS = 24, ROUNDS = 3 };
+
+// A candidate in a race: a call's variant or a whole pass, prepared and
+// checked once, then timed in every round.
+typedef struct {
+    const char *name;
+    xf_runner r;
+    int passed;
+    double *x;           // every timed call, round after round
+    int n, starts[ROUNDS];
+    int pruned;          // dropped after the first round (RACE_PRUNE)
+} racer;
+
+// A line on stderr, at most one a second, once this process has been
+// tuning for 2 s: what is being tuned and the time left on it.
+static void progress(const char *what, int done, int total, double race_start_ns)
+{
+    const double now = xf_now_ns();
+    if (!best.tuning_since_ns) best.tuning_since_ns = race_start_ns;
+    if (now - best.tuning_since_ns < 2e9 || now - best.last_progress_ns < 1e9 || done == 0 || done >= total) return;
+    best.last_progress_ns = now;
+    const double left = (now - race_start_ns) / done * (total - done) / 1e9;
+    fprintf(stderr, "best: tuning %s: %d of %d timed, about %.0f s left (%.0f s tuning so far)\n", what, done, total,
+            left, (now - best.tuning_since_ns) / 1e9);
+}
+
+static double racer_median(const racer *r);
+
+// After the first round, a racer this much slower than the fastest is out:
+// the spread of one round on this VM is 10-20%, so a 1.3x gap is not noise,
+// and a pass of seconds raced to the end by every family is minutes.
+#define RACE_PRUNE 1.3
+
+// The passed racers timed in ROUNDS interleaved rounds, each round in a
+// rotated order, at least min_time_s and min_reps calls per racer and
+// round (passes: one call, no warm-up: the check and the rounds before
+// warmed them); after the first round the clearly slower are dropped.
+static void race(racer *c, int n, xf_instance *in, const xf_timer_opts *to, const char *what)
+{
+    const double t0 = xf_now_ns();
+    int live = 0;
+    for (int i = 0; i < n; i++) live += c[i].passed;
+    for (int round = 0, done = 0; round < ROUNDS; round++) {
+        if (round == 1) {
+            double fastest = 0.0;
+            for (int i = 0; i < n; i++)
+                if (c[i].passed && c[i].n && (fastest == 0.0 || racer_median(&c[i]) < fastest))
+                    fastest = racer_median(&c[i]);
+            for (int i = 0; i < n; i++)
+                if (c[i].passed && racer_median(&c[i]) > RACE_PRUNE * fastest) c[i].passed = 0, c[i].pruned = 1, live--;
+        }
+        for (int j = 0; j < n; j++) {
+            racer *r = &c[(j + round) % n];
+            if (!r->passed) continue;
+            xf_timing t = {0};
+            xf_time(&r->r, in, to, &t);
+            double *grown = realloc(r->x, (size_t)(r->n + t.reps) * sizeof *grown);
+            if (grown) {
+                r->x = grown, r->starts[round] = r->n;
+                memcpy(r->x + r->n, t.samples, (size_t)t.reps * sizeof *grown);
+                r->n += t.reps;
+            } else {
+                r->passed = 0; // cannot keep its samples: out of the race
+            }
+            xf_timing_free(&t);
+            progress(what, ++done, live * ROUNDS, t0);
+        }
+    }
+}
+
+static double racer_median(const racer *r)
+{
+    double *x = malloc((size_t)r->n * sizeof *x);
+    if (!x) return -1.0;
+    memcpy(x, r->x, (size_t)r->n * sizeof *x);
+    const double m = xf_median(x, r->n);
+    free(x);
+    return m;
+}
+
+// The winner's index (-1 if none passed): the fastest median, unless a
+// racer listed before it is level with it, its ratio's 95% interval
+// reaching 1 (rounds resampled whole, fixed seed: the same samples give the
+// same choice), which then wins. So level candidates give one stable
+// answer, the earliest listed, instead of whichever noise favoured.
+static int choose(racer *c, int n, double *median_ns)
+{
+    int fast = -1;
+    for (int i = 0; i < n; i++) {
+        median_ns[i] = c[i].passed && c[i].n ? racer_median(&c[i]) : c[i].pruned ? -2.0 : -1.0;
+        if (median_ns[i] > 0 && (fast < 0 || median_ns[i] < median_ns[fast])) fast = i;
+    }
+    enum { NBOOT = 500 };
+    double rep[NBOOT];
+    for (int i = 0; i < fast; i++) {
+        if (median_ns[i] <= 0) continue;
+        xf_rng rng = {.s = 1};
+        const xf_samples a = {c[i].x, c[i].n, c[i].starts, ROUNDS}, b = {c[fast].x, c[fast].n, c[fast].starts, ROUNDS};
+        xf_ratio_stats st;
+        xf_ratio_of_medians(&a, &b, NBOOT, &rng, rep, &st);
+        if (st.lo <= 1.0) return i;
+    }
+    return fast;
+}
+
+static void race_free(racer *c, int n)
+{
+    for (int i = 0; i < n; i++) {
+        xf_runner_release(&c[i].r);
+        free(c[i].x);
+    }
+}
+
+// "name 1.234, name FAILED, ..." (median ms) into report; * marks the winner.
+static void race_report(const racer *c, int n, const double *median_ns, int win, char *report, size_t size)
+{
+    size_t len = 0;
+    report[0] = '\0';
+    for (int i = 0; i < n && len < size; i++)
+        len += (size_t)(median_ns[i] > 0    ? snprintf(report + len, size - len, " %s%s %.3f", i == win ? "*" : "",
+                                                       c[i].name, median_ns[i] / 1e6)
+                        : median_ns[i] < -1 ? snprintf(report + len, size - len, " %s >%.1fx", c[i].name, RACE_PRUNE)
+                                            : snprintf(report + len, size - len, " %s FAILED", c[i].name));
+}
+
+// Races every candidate variant on the call's shape; NULL if none passed.
 static const xf_variant *tune(xf_stage stage, const xf_case *c, const char *key)
 {
     xf_instance in;
@@ -137,39 +292,33 @@ static const xf_variant *tune(xf_stage stage, const xf_case *c, const char *key)
         printf("best: %s: not enough memory to tune\n", key);
         return NULL;
     }
-    const xf_variant *win = NULL;
-    double win_ns = 0.0;
-    char report[1024] = "";
-    size_t len = 0;
+    racer rc[MAX_RACERS];
+    const xf_variant *vs[MAX_RACERS];
+    int n = 0;
     const int with_naive = naive_needed(stage);
     for (int f = 0; f < xf_registry_count(); f++)
-        for (const xf_variant *v = xf_registry_family(f)->variants; v->name; v++) {
+        for (const xf_variant *v = xf_registry_family(f)->variants; v->name && n < MAX_RACERS; v++) {
             if (!candidate(xf_registry_family(f), v, stage, with_naive)) continue;
-            xf_runner r = {.v = v, .name = v->name};
-            if (xf_runner_prepare(&r, &in) != 0) {
-                xf_runner_release(&r);
-                continue;
-            }
+            racer *r = &rc[n];
+            *r = (racer){.name = v->name, .r = {.v = v, .name = v->name}};
+            vs[n++] = v;
+            if (xf_runner_prepare(&r->r, &in) != 0) continue;
             xf_check_result res;
-            xf_check_run(&r, &in, &res);
-            xf_timing t = {0};
-            if (res.passed) {
-                const xf_timer_opts to = {0.2, 3};
-                xf_time(&r, &in, &to, &t);
-                xf_timing_free(&t);
-            }
-            xf_runner_release(&r);
-            if (len < sizeof report)
-                len += (size_t)(res.passed ? snprintf(report + len, sizeof report - len, " %s %.3f", v->name, t.median_ns / 1e6)
-                                           : snprintf(report + len, sizeof report - len, " %s FAILED", v->name));
-            if (res.passed && (!win || t.median_ns < win_ns)) win = v, win_ns = t.median_ns;
+            xf_check_run(&r->r, &in, &res);
+            r->passed = res.passed;
         }
+    const xf_timer_opts to = {0.05, 3, 0};
+    race(rc, n, &in, &to, key);
+    double median_ns[MAX_RACERS];
+    const int win = choose(rc, n, median_ns);
+    char report[1024];
+    race_report(rc, n, median_ns, win, report, sizeof report);
+    race_free(rc, n);
     xf_instance_free(&in);
-    if (win) {
-        printf("best: %-60s -> %-14s (ms:%s)\n", key, win->name, report);
-        save(key, win->name, win_ns / 1e6);
-    }
-    return win;
+    if (win < 0) return NULL;
+    printf("best: %-60s -> %-14s (medians of %d interleaved rounds, ms:%s)\n", key, vs[win]->name, ROUNDS, report);
+    save(key, vs[win]->name, median_ns[win] / 1e6);
+    return vs[win];
 }
 
 // The key of a call or pass, and its cached choice (NULL: none yet).
@@ -179,8 +328,9 @@ static const char *cached(xf_stage stage, const xf_case *c, char *key, size_t si
     char desc[160];
     xf_case_describe(c, desc, sizeof desc);
     snprintf(key, size, "%s %s threads=%d", xf_stage_name(stage), desc, best.threads);
-    for (int i = 0; i < best.n; i++)
-        if (!strcmp(best.c[i].key, key)) {
+    // --retune: only choices made by this process count.
+    for (int i = best.n - 1; i >= 0; i--)
+        if ((!best.retune || best.c[i].shown) && !strcmp(best.c[i].key, key)) {
             *index = i;
             return best.c[i].variant;
         }
@@ -218,23 +368,19 @@ static int ops_of(const char *choice, xf_stage stage, xf_ops *ops)
                                                                                                             : -1;
 }
 
-enum { MAX_PASSES = 16, ROUNDS = 3 };
-
-// A whole pass in the race: prepared and checked once, then timed in
-// every round.
-typedef struct {
-    const char *name;
-    xf_runner r;
-    int passed;
-    double ns[ROUNDS]; // median of each round
-} pass;
-
-static double median3(const double *v)
+// generate's passes are raced on their first RACE_STEPS steps: every step
+// is the same program (the deeper steps' attention classes are tuned per
+// call all the same), and a 128-step pass at batch 8 takes 4.5 s on a Zen
+// 3 core, so racing and checking every family on it took minutes. The
+// shorter instance has the same shapes and seed; 0 if not shortened.
+enum { RACE_STEPS = 16 };
+static int race_instance(const xf_instance *in, xf_instance *shorter)
 {
-    double a = v[0], b = v[1], c = v[2];
-    return a > b ? (b > c ? b : (a > c ? c : a)) : (a > c ? a : (b > c ? c : b));
+    if (in->c.stage != XF_GENERATE || in->c.seq_q <= RACE_STEPS) return 0;
+    xf_case c = in->c;
+    c.seq_q = RACE_STEPS;
+    return xf_case_bytes(&c) <= best.m->mem_available && xf_instance_build(shorter, &c) == 0;
 }
-_Static_assert(ROUNDS == 3, "median3 takes the rounds' medians");
 
 int xf_best_resolve(xf_runner *r, xf_instance *in)
 {
@@ -250,51 +396,54 @@ int xf_best_resolve(xf_runner *r, xf_instance *in)
     // Families other than the baseline and the planted bugs, each as its
     // own pass (borrowing where it has no kernel of its own, as its rows
     // do); then the per-call composition.
-    pass p[MAX_PASSES];
+    xf_instance shorter;
+    const int short_race = race_instance(in, &shorter);
+    xf_instance *race_in = short_race ? &shorter : in;
+    racer p[MAX_RACERS];
     int n = 0;
-    for (int f = 0; f <= xf_registry_count() && n < MAX_PASSES; f++) {
+    double ulp = 0.0;
+    for (int f = 0; f <= xf_registry_count() && n < MAX_RACERS; f++) {
         const char *name = f < xf_registry_count() ? xf_registry_family(f)->name : "per-call";
         xf_ops ops;
         if (!strcmp(name, "naive") || !strcmp(name, "mutant") || ops_of(name, stage, &ops) != 0) continue;
-        pass *c = &p[n++];
-        *c = (pass){.name = name, .r = {.ops = ops, .name = name}};
-        if (xf_runner_prepare(&c->r, in) != 0) continue;
-        xf_check_result res;
-        xf_check_run(&c->r, in, &res);
-        c->passed = res.passed;
+        racer *c = &p[n++];
+        *c = (racer){.name = name, .r = {.ops = ops, .name = name}};
+        if (xf_runner_prepare(&c->r, race_in) != 0) continue;
+        c->passed = 1;
+        if (c->r.math_ulp > ulp) ulp = c->r.math_ulp;
     }
-    const xf_timer_opts to = {0.2, 1};
-    for (int round = 0; round < ROUNDS; round++)
-        for (int i = 0; i < n; i++) {
-            pass *c = &p[(i + round) % n];
-            if (!c->passed) continue;
-            xf_timing t = {0};
-            xf_time(&c->r, in, &to, &t);
-            xf_timing_free(&t);
-            c->ns[round] = t.median_ns;
-        }
-    char report[1024] = "", win[64] = "";
-    size_t len = 0;
-    double win_ns = 0.0;
+    // Every pass checked against the bound of the largest math error any of
+    // them declares (as the per-call composition always is): the fp64
+    // reference is then computed once, not once per declared error (it
+    // takes longer than the passes; each family is checked at its own
+    // bound by the test suite).
     for (int i = 0; i < n; i++) {
-        const double ns = p[i].passed ? median3(p[i].ns) : -1.0;
-        xf_runner_release(&p[i].r);
-        if (len < sizeof report)
-            len += (size_t)(ns >= 0 ? snprintf(report + len, sizeof report - len, " %s %.1f", p[i].name, ns / 1e6)
-                                    : snprintf(report + len, sizeof report - len, " %s FAILED", p[i].name));
-        if (ns >= 0 && (!win[0] || ns < win_ns)) snprintf(win, sizeof win, "%s", p[i].name), win_ns = ns;
+        if (!p[i].passed) continue;
+        p[i].r.math_ulp = ulp;
+        xf_check_result res;
+        xf_check_run(&p[i].r, race_in, &res);
+        p[i].passed = res.passed;
     }
-    if (!win[0]) return -1;
-    printf("best: %-60s -> %-14s (whole passes, medians of %d interleaved rounds, ms:%s)\n", key, win, ROUNDS,
-           report);
-    save(key, win, win_ns / 1e6);
-    return ops_of(win, stage, &r->ops);
+    const xf_timer_opts to = {0.3, 1, 1};
+    race(p, n, race_in, &to, key);
+    if (short_race) xf_instance_free(&shorter);
+    double median_ns[MAX_RACERS];
+    const int win = choose(p, n, median_ns);
+    char report[1024], name[64] = "";
+    race_report(p, n, median_ns, win, report, sizeof report);
+    if (win >= 0) snprintf(name, sizeof name, "%s", p[win].name);
+    race_free(p, n);
+    if (win < 0) return -1;
+    printf("best: %-60s -> %-14s (whole passes%s, medians of %d interleaved rounds, ms:%s)\n", key, name,
+           short_race ? " of the first 16 steps" : "", ROUNDS, report);
+    save(key, name, median_ns[win] / 1e6);
+    return ops_of(name, stage, &r->ops);
 }
 
-void xf_best_ops(xf_ops *ops, const xf_machine *m, xf_pad pad, xf_dtype dtype, int threads)
+void xf_best_ops(xf_ops *ops, const xf_machine *m, xf_pad pad, xf_dtype dtype, int threads, int retune)
 {
     memset(ops, 0, sizeof *ops);
-    best.m = m, best.pad = pad, best.dtype = dtype, best.threads = threads;
+    best.m = m, best.pad = pad, best.dtype = dtype, best.threads = threads, best.retune = retune;
     ops->pick = pick;
     ops->pick_math_ulp = 0.0;
     for (int f = 0; f < xf_registry_count(); f++)

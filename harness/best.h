@@ -12,8 +12,9 @@
 // Fills ops so that compose picks per call. pad: the key padding pattern of
 // the compound case (the attention calls are tuned with it); dtype: the
 // case's (only variants and families of that dtype compete); threads: the
-// run's thread count.
-void xf_best_ops(xf_ops *ops, const xf_machine *m, xf_pad pad, xf_dtype dtype, int threads);
+// run's thread count; retune: ignore the cached choices (those made now
+// replace them).
+void xf_best_ops(xf_ops *ops, const xf_machine *m, xf_pad pad, xf_dtype dtype, int threads, int retune);
 // The runner's resolve for best (runner.h): the per-call composition and
 // every family's own pass, each checked and timed as a whole pass on this
 // instance, the fastest kept (and cached); -1 if none passed.

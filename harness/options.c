@@ -116,6 +116,7 @@ void xf_options_parse(int argc, char **argv, xf_options *o)
         } else if (!strcmp(opt, "--csv")) o->csv = val;
         else if (!strcmp(opt, "--jsonl")) o->jsonl = val;
         else if (!strcmp(opt, "--strict")) o->strict = parse_int(opt, val, 0, 1);
+        else if (!strcmp(opt, "--retune")) o->retune = parse_int(opt, val, 0, 1);
         else if (!strcmp(opt, "--rounds")) o->rounds = parse_int(opt, val, 1, 10000);
         else if (!strcmp(opt, "--order-seed")) o->order_seed = (uint64_t)parse_int(opt, val, 0, INT_MAX);
         else if (!strcmp(opt, "--weights")) o->weights = val;
@@ -209,7 +210,8 @@ void xf_usage(const char *command)
              "  --jsonl FILE  one JSON object per case (every CSV column, samples_ns as an array), flushed per case\n"
              "  --rounds R (1)  time the selected variants in R rounds, each in a fresh random order; ratios\n"
              "      between variants are medians of per-round ratios  --order-seed N (1)  seeds those orders\n"
-             "  --strict 0|1 (0)  1: a case timed while the machine was contended is not recorded; exit 3");
+             "  --strict 0|1 (0)  1: a case timed while the machine was contended is not recorded; exit 3\n"
+             "  --retune 0|1 (0)  1: --variant best tunes again instead of using its cached choices");
 }
 
 int xf_list_next(const char **p, char *item, size_t size)

@@ -19,8 +19,9 @@ void xf_time(xf_runner *r, xf_instance *in, const xf_timer_opts *o, xf_timing *t
     // Warm-up: caches, page faults of the outputs, CPU clock ramp. At least
     // one call, until a tenth of the measuring time has passed (at most 3 s).
     double warm_until = xf_now_ns() + 1e9 * (o->min_time_s / 10 < 3 ? o->min_time_s / 10 : 3);
-    do xf_runner_run(r, in);
-    while (xf_now_ns() < warm_until);
+    if (!o->no_warmup) do
+            xf_runner_run(r, in);
+        while (xf_now_ns() < warm_until);
 
     // The per-stage breakdown of a composition counts timed runs only.
     memset(r->ex.stage_ns, 0, sizeof r->ex.stage_ns);

@@ -11,6 +11,7 @@
 typedef struct {
     double min_time_s; // keep timing until this much time has been spent...
     int min_reps;      // ...and at least this many calls were timed
+    int no_warmup;     // 1: the caller ran it just before (best's races of long passes)
 } xf_timer_opts;
 
 typedef struct {
