@@ -1,12 +1,16 @@
-"""Writes results/README.md from the CSVs under results/<machine>/: for each
-machine its metadata (CPU, ISA, compilers, flags per family, commits,
+"""Writes results/README.md from the CSVs under results/<machine>/: first the
+CPUs seen side by side (roofs, GEMM and attention as % of the FMA roof,
+ours and the best peer, the full pass against PyTorch, decoding tokens/s),
+then for each machine its metadata (CPU, ISA, compilers, flags per family, commits,
 dates, hosts) and, per CSV, a summary table: for every case, the fastest
 variant that passed its check, its GFLOP/s (dense and useful), % of its
 roof and which roof, and its speedup over naive, blas and dnnl where those
 ran; links to the machine's text reports (the PyTorch race). Standard library only.
 Usage: results_readme.py [RESULTS_DIR]"""
 import csv
+import math
 import os
+import re
 import statistics
 import sys
 from collections import defaultdict
@@ -64,6 +68,138 @@ def table(rows):
     return out
 
 
+# xfbench's own kernel families and the libraries it races (variant names
+# start with the family's).
+OURS = ("avx2", "avx512", "omp")
+PEERS = ("blas", "dnnl", "libxsmm")
+GEMM_SHAPES = {("1536", "512"), ("2048", "512"), ("512", "2048")}  # QKV, FFN1, FFN2 (n, k)
+
+
+def read_text(path):
+    try:
+        with open(path) as fh:
+            return fh.read()
+    except OSError:
+        return ""
+
+
+def roofs(d):
+    """FMA and bf16 roofs on 1 thread and the DRAM triad, from machine.txt or peak.txt."""
+    text = read_text(os.path.join(d, "machine.txt")) + read_text(os.path.join(d, "peak.txt"))
+    fma = re.search(r"peak: FMA ([\d.]+) GFLOP/s on 1 thread \((\w+)\)", text)
+    bf16 = re.search(r"peak: bf16 dot product ([\d.]+) GFLOP/s on 1 thread", text)
+    dram = re.search(r"DRAM triad ([\d.]+) GB/s on 1", text)
+    return (f"{float(fma.group(1)):.0f} ({fma.group(2)})" if fma else "-",
+            f"{float(bf16.group(1)):.0f}" if bf16 else "-", f"{float(dram.group(1)):.1f}" if dram else "-")
+
+
+def fp32_one_thread(rows, stage):
+    return [r for r in rows if r["stage"] == stage and r["threads"] == "1" and r["passed"] == "1"
+            and r.get("dtype", "f32") in ("", "f32") and r["median_ns"]]
+
+
+def newest(rows):
+    """The rows of the newest commit among them: older runs of the same machine stay in their CSVs
+    and the tables below, not in the side-by-side one."""
+    if not rows:
+        return rows
+    last = max(rows, key=lambda r: r.get("date", ""))
+    return [r for r in rows if r.get("commit") == last.get("commit")]
+
+
+def best_pct(per_variant, group):
+    """The best % of roof among a group's variants: 'x% (variant)'."""
+    got = {v: p for v, p in per_variant.items() if v.split("-")[0] in group}
+    if not got:
+        return "-"
+    v = max(got, key=got.get)
+    return f"{got[v]:.0f}% ({v})"
+
+
+def pct_of(r):
+    return float(r.get("useful_pct_peak") or r["pct_peak"] or "nan")
+
+
+def gemm(rows):
+    """Per variant: the geometric mean over QKV, FFN1, FFN2 at m 512 of its median % of the FMA roof."""
+    by = defaultdict(lambda: defaultdict(list))
+    for r in newest([r for r in fp32_one_thread(rows, "linear")
+                     if int(r["batch"]) * int(r["seq_q"]) == 512 and (r["n"], r["k"]) in GEMM_SHAPES]):
+        by[r["variant"]][r["n"], r["k"]].append(pct_of(r))
+    return {v: math.exp(statistics.mean(math.log(statistics.median(x)) for x in s.values()))
+            for v, s in by.items() if len(s) == len(GEMM_SHAPES)}
+
+
+def attention(rows):
+    """Per variant: its median % of the FMA roof (useful FLOPs) at seq 2048, 8 heads, dk 64, not causal."""
+    by = defaultdict(list)
+    for r in newest([r for r in fp32_one_thread(rows, "attention")
+                     if (r["seq_q"], r["seq_k"], r["heads"], r["dk"], r["causal"]) == ("2048", "2048", "8", "64", "0")]):
+        by[r["variant"]].append(pct_of(r))
+    return {v: statistics.median(x) for v, x in by.items()}
+
+
+def vs_torch(d, rows):
+    text = read_text(os.path.join(d, "vs_torch_seq512_t1.txt"))
+    m = re.search(r"headline: xfbench \S+ is ([\d.]+)x the speed of the fastest PyTorch path \((PyTorch [^ ]+)", text)
+    if m:
+        return f"{m.group(1)}x {m.group(2)}"
+    # Else PyTorch's times written down beside the CSV of xfbench's pass on
+    # the same weights (forward_weights_f32.csv): the fastest variant's median.
+    m = re.search(r"pytorch forward seq512 threads1 f32 ms: ([\d. ]+)", read_text(os.path.join(d, "torch_times.txt")))
+    path = os.path.join(d, "forward_weights_f32.csv")
+    if not m or not os.path.exists(path):
+        return "-"
+    with open(path, newline="") as fh:
+        by = defaultdict(list)
+        for r in fp32_one_thread(list(csv.DictReader(fh)), "forward"):
+            by[r["variant"]].append(float(r["median_ns"]) / 1e6)
+    if not by:
+        return "-"
+    ours = min(statistics.median(t) for t in by.values())
+    torch_ms = min(float(x) for x in m.group(1).split())
+    return f"{torch_ms / ours:.2f}x PyTorch (torch_times.txt)"
+
+
+def decoding(d, rows):
+    """scripts/vs_torch --decode's batch-1 lines where it ran, else the generate rows at batch 1."""
+    text = read_text(os.path.join(d, "vs_torch_decode_t1.txt"))
+    ours = re.search(r"batch 1:.*?xfbench \S+\s+\(.*?\)\s+[\d.]+ ms\s+([\d.]+) tokens/s", text, re.S)
+    ratio = re.search(r"headline batch 1: xfbench is ([\d.]+)x (PyTorch \S+)'s fastest cached way", text)
+    if ours:
+        return f"{float(ours.group(1)):.0f}" + (f", {ratio.group(1)}x {ratio.group(2)} cached" if ratio else "")
+    by = defaultdict(list)
+    for r in fp32_one_thread(rows, "generate"):
+        if r["batch"] == "1" and r.get("tokens_per_s"):
+            by[r["variant"]].append(float(r["tokens_per_s"]))
+    if not by:
+        return "-"
+    v = max(by, key=lambda v: statistics.median(by[v]))
+    return f"{statistics.median(by[v]):.0f} ({v})"
+
+
+def side_by_side(root, machines, rows_of):
+    """The CPUs seen, one row each (issue 25)."""
+    out = ["## The CPUs seen, side by side", "",
+           "1 thread, fp32. Roofs from `xfbench peak` (GFLOP/s, GB/s); GEMM: the geometric mean over",
+           "QKV, FFN1 and FFN2 at seq 512 of each variant's median % of the FMA roof, the best of ours",
+           "(avx2, avx512, omp) and of the peers (OpenBLAS, oneDNN, libxsmm); attention: seq 2048, 8",
+           "heads, dk 64, not causal, useful FLOPs; the full pass (6+6 layers, seq 512) against",
+           "PyTorch's fastest path; decoding at batch 1 (tokens/s, fastest variant). A dash: not",
+           "measured there. Where each figure comes from: the machine's section below.", "",
+           "| machine | CPU | FMA roof | bf16 roof | DRAM triad | GEMM ours | GEMM peer | attention ours |"
+           " attention peer | full pass vs PyTorch | decoding batch 1 |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for m in machines:
+        d, rows = os.path.join(root, m), rows_of[m]
+        cpu = ", ".join(sorted({r.get("cpu", "") for r in rows} - {""})) or "-"
+        fma, bf16, dram = roofs(d)
+        g, a = gemm(rows), attention(rows)
+        out.append(f"| {m} | {cpu} | {fma} | {bf16} | {dram} | {best_pct(g, OURS)} | {best_pct(g, PEERS)} | "
+                   f"{best_pct(a, OURS)} | {best_pct(a, PEERS)} | {vs_torch(d, rows)} | {decoding(d, rows)} |")
+    return out + [""]
+
+
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(TOP, "results")
     if not os.path.isdir(root):
@@ -80,6 +216,7 @@ def main():
              "set cached data against the DRAM triad and skipped masked work against the FMA peak, up",
              "to 268%) were removed at issue 11; git keeps them (`git show 45108b3:results/README.md`).", ""]
     machines = sorted(d for d in os.listdir(root) if os.path.isdir(os.path.join(root, d)))
+    sections, rows_of = [], {}
     for m in machines:
         # The machine's own CSVs and its merged sweeps (not the per-host
         # copies, nor hyperfine's).
@@ -95,6 +232,8 @@ def main():
         rows = [r for rs in all_rows.values() for r in rs]
         if not rows:
             continue
+        rows_of[m] = rows
+        lines, saved = [], lines
         meta = lambda col: ", ".join(sorted({r.get(col, "") for r in rows} - {""})) or "-"  # noqa: E731
         flags = sorted({(r["variant"].split("-")[0], r["cflags"]) for r in rows if r.get("cflags")})
         lines += [f"## {m}", "", f"- CPU: {meta('cpu')}", f"- ISA: {meta('isa')}", f"- compiler: {meta('compiler')}",
@@ -110,8 +249,13 @@ def main():
         reports = sorted(f for f in os.listdir(os.path.join(root, m)) if f.endswith(".txt") and f != "machine.txt")
         if reports:
             lines += ["Reports: " + ", ".join(f"[{f[:-4]}]({m}/{f})" for f in reports), ""]
+        if os.path.exists(os.path.join(root, m, "SOURCE.md")):
+            lines += [f"Where these came from: [{m}/SOURCE.md]({m}/SOURCE.md)", ""]
         for f in csvs:
             lines += [f"### {f} ({len(all_rows[f])} rows)", ""] + table(all_rows[f]) + [""]
+        sections += lines
+        lines = saved
+    lines += side_by_side(root, sorted(rows_of), rows_of) + sections
     dest = os.path.join(root, "README.md")
     with open(dest, "w") as fh:
         fh.write("\n".join(lines) + "\n")
