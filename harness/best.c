@@ -60,6 +60,7 @@ static struct {
     int n, cap;
     double tuning_since_ns; // when this process first tuned (0: not yet), for the progress lines
     double last_progress_ns;
+    int tuned;              // calls and passes this process has tuned
 } best;
 
 // Appends a choice to the table in memory; 0 if out of memory.
@@ -172,17 +173,27 @@ typedef struct {
     int pruned;          // dropped after the first round (RACE_PRUNE)
 } racer;
 
-// A line on stderr, at most one a second, once this process has been
-// tuning for 2 s: what is being tuned and the time left on it.
+// Progress on stderr: for a race that has run 2 s, what it races and the
+// time left on it (from the mean time of the timings so far), at most a
+// line a second; and every 5 s of tuning in this process, how many calls
+// it has tuned (how many remain is not known before the composition has
+// asked for them all).
 static void progress(const char *what, int done, int total, double race_start_ns)
 {
     const double now = xf_now_ns();
     if (!best.tuning_since_ns) best.tuning_since_ns = race_start_ns;
-    if (now - best.tuning_since_ns < 2e9 || now - best.last_progress_ns < 1e9 || done == 0 || done >= total) return;
-    best.last_progress_ns = now;
-    const double left = (now - race_start_ns) / done * (total - done) / 1e9;
-    fprintf(stderr, "best: tuning %s: %d of %d timed, about %.0f s left (%.0f s tuning so far)\n", what, done, total,
-            left, (now - best.tuning_since_ns) / 1e9);
+    if (now - best.last_progress_ns < 1e9 || done == 0 || done >= total) return;
+    fflush(stdout); // whole lines, not stdout's buffer cut by ours
+    if (now - race_start_ns >= 2e9) {
+        const double left = (now - race_start_ns) / done * (total - done) / 1e9;
+        fprintf(stderr, "best: racing %s: %d of %d timed, about %.0f s left (%.0f s tuning so far)\n", what, done,
+                total, left, (now - best.tuning_since_ns) / 1e9);
+        best.last_progress_ns = now;
+    } else if (now - best.last_progress_ns >= 5e9 && now - best.tuning_since_ns >= 5e9) {
+        fprintf(stderr, "best: %d calls and passes tuned in %.0f s so far\n", best.tuned,
+                (now - best.tuning_since_ns) / 1e9);
+        best.last_progress_ns = now;
+    }
 }
 
 static double racer_median(const racer *r);
@@ -318,6 +329,7 @@ static const xf_variant *tune(xf_stage stage, const xf_case *c, const char *key)
     if (win < 0) return NULL;
     printf("best: %-60s -> %-14s (medians of %d interleaved rounds, ms:%s)\n", key, vs[win]->name, ROUNDS, report);
     save(key, vs[win]->name, median_ns[win] / 1e6);
+    best.tuned++;
     return vs[win];
 }
 
@@ -437,6 +449,7 @@ int xf_best_resolve(xf_runner *r, xf_instance *in)
     printf("best: %-60s -> %-14s (whole passes%s, medians of %d interleaved rounds, ms:%s)\n", key, name,
            short_race ? " of the first 16 steps" : "", ROUNDS, report);
     save(key, name, median_ns[win] / 1e6);
+    best.tuned++;
     return ops_of(name, stage, &r->ops);
 }
 

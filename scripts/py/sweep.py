@@ -21,6 +21,7 @@ import shlex
 import socket
 import subprocess
 import sys
+import time
 
 from xfpy import require_clean
 
@@ -252,7 +253,14 @@ def main():
     os.makedirs(json_dir, exist_ok=True)
     csv_path = os.path.join(host_dir, args.sweep + ".csv")
     chosen = [points[args.point]] if args.point is not None else points
+    started = time.monotonic()
     for i, p in enumerate(chosen, 1):
+        # The time left, from the mean time of the points so far (points
+        # differ in cost, so a rough guide), once it has run a few seconds.
+        spent = time.monotonic() - started
+        if i > 1 and spent > 5:
+            print(f"sweep: {args.sweep}: point {i} of {len(chosen)}, about {spent / (i - 1) * (len(chosen) - i + 1):.0f} s"
+                  f" left ({spent:.0f} s so far)", file=sys.stderr, flush=True)
         run_point(args, p, csv_path, json_dir, i if args.point is None else args.point + 1,
                   len(points))
     failed = [r for r in rows_of(csv_path) if r["passed"] != "1"]
