@@ -2,10 +2,10 @@
 // shape (as the CSV describes it) and thread count; on a miss, every
 // available variant of the stage except the naive baseline (never the
 // fastest, and minutes at these sizes; a candidate only where nothing else
-// can run the stage) is prepared, checked against the
-// fp64 reference on a generated instance of the shape, and timed (median
-// of >= 3 runs and >= 0.2 s); the fastest that passed is chosen, printed
-// with the others' times, and appended to the cache. The cache's first line
+// can run the stage) is prepared, checked against the fp64 reference on a
+// generated instance of the shape, and raced (below: three rounds of >= 3
+// calls and >= 0.05 s each); the winner is printed with the others' times
+// and appended to the cache. The cache's first line
 // names the build (commit, compiler, families) and machine (CPU, ISA,
 // XFBENCH_MAX_ISA cap): if it differs, the file is started afresh.
 //
