@@ -12,6 +12,7 @@
 #include "app.h"
 #include "best.h"
 #include "compare.h"
+#include "contention.h"
 #include "grid.h"
 #include "model_file.h"
 #include "peak.h"
@@ -561,6 +562,26 @@ static void load_weights(const xf_options *o, const xf_machine *m, xf_st *st, xf
 }
 
 // The cached peaks of this machine, or a short measurement (then cached).
+// The roofs, with the machine's state around their measurement: a roof
+// measured while something else ran is too low and every row would stand
+// above it. Such roofs are flagged busy (cached so, and warned of in every
+// run that uses them) until a quiet measurement replaces them: a short
+// measurement under a busy loop pinned to our core once left a 56 GFLOP/s
+// FMA roof, 60% of this Zen 3's, in the cache for an hour.
+static int measure_peak(double seconds, FILE *log)
+{
+    xf_snapshot before, after;
+    xf_contention state;
+    xf_snapshot_take(&before, 0);
+    const int rc = xf_peak_measure(&peak, seconds, log);
+    xf_snapshot_take(&after, 1);
+    xf_contention_of(&before, &after, &state);
+    peak.busy = state.contended;
+    if (rc == 0 && state.contended)
+        printf("# WARNING: the machine was busy while its peak was measured (%s): the roofs may be low\n", state.why);
+    return rc;
+}
+
 static void get_peak(const xf_machine *m)
 {
     if (xf_peak_load(&peak, m) == 0) return;
@@ -568,7 +589,7 @@ static void get_peak(const xf_machine *m)
     xf_peak_cache_path(path, sizeof path);
     printf("# measuring this machine's peak (once; cached in %s; 'xfbench peak' measures longer)\n", path);
     fflush(stdout);
-    if (xf_peak_measure(&peak, 0.3, NULL) == 0) xf_peak_save(&peak, m);
+    if (measure_peak(0.3, NULL) == 0) xf_peak_save(&peak, m);
 }
 
 // How the peer libraries run here, as every row records it.
@@ -585,7 +606,7 @@ static int cmd_peak(const xf_machine *m)
     xf_peak_cache_path(path, sizeof path);
     printf("# %s | %s | %s\n", m->cpu, m->isa, m->compiler);
     print_peers(m);
-    if (xf_peak_measure(&peak, 1.0, stdout) != 0) {
+    if (measure_peak(1.0, stdout) != 0) {
         printf("the roofs could not be measured (out of memory?); nothing cached\n");
         return 1;
     }
@@ -623,6 +644,9 @@ static int cmd_bench(const xf_options *o, const xf_machine *m, int breakdown)
                               (unsigned long long)o->order_seed);
     print_peers(m);
     get_peak(m);
+    if (peak.busy)
+        printf("# WARNING: these roofs were measured while the machine was busy: %%peak may read high; 'xfbench peak'"
+               " on a quiet machine measures them again\n");
     printf("# roofs for %d thread(s): FMA %.1f GFLOP/s (%s vectors); triad GB/s L1 %.1f, L2 %.1f, L3 %.1f, DRAM %.1f;"
            " %%peak: embed, softmax, add_layernorm against the level holding their bytes (roof), the rest"
            " useful GFLOP/s against the lower of FMA and that level's bandwidth x useful FLOPs per byte (decoding:"

@@ -1,6 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -297,19 +298,21 @@ void xf_cache_mkdirs(char *path)
     }
 }
 
-// A capped run, or one with other caches, has other roofs: a file of its
-// own, so that runs alternating between them do not measure again each
-// time (peak.txt is the machine as it is).
+// A capped run, one with other caches, or one allowed fewer CPUs than the
+// machine has (taskset) has other roofs: a file of its own, so that runs
+// alternating between them do not measure again each time, and none
+// overwrites the machine's (peak.txt is the machine as it is).
 void xf_peak_cache_path(char *buf, size_t size)
 {
     const char *cap = getenv("XFBENCH_MAX_ISA"), *caches = getenv("XFBENCH_CACHES");
-    char capped[40] = "", cached[80] = "", file[128];
+    char capped[40] = "", cached[80] = "", cpus[24] = "", file[160];
     if (cap && *cap) snprintf(capped, sizeof capped, "-%s", cap);
     if (caches && *caches) {
         const xf_caches *c = xf_caches_get();
         snprintf(cached, sizeof cached, "-caches-%zu-%zu-%zu", c->l1d, c->l2, c->l3);
     }
-    snprintf(file, sizeof file, "peak%s%s.txt", capped, cached);
+    if (procs() != (int)sysconf(_SC_NPROCESSORS_ONLN)) snprintf(cpus, sizeof cpus, "-cpus%d", procs());
+    snprintf(file, sizeof file, "peak%s%s%s.txt", capped, cached, cpus);
     xf_cache_path(file, buf, size);
 }
 
@@ -340,6 +343,7 @@ int xf_peak_load(xf_peak *p, const xf_machine *m)
     ok = ok && fscanf(f, "%lf %lf %lf", &p->cache[0], &p->cache[1], &p->cache[2]) == 3;
     ok = ok && fscanf(f, "%lf %lf %15s", &p->bf16_1, &p->bf16_all, p->bf16_family) == 3;
     if (!strcmp(p->bf16_family, "-")) p->bf16_family[0] = '\0';
+    if (ok && fscanf(f, " busy %d", &p->busy) != 1) p->busy = 0; // a file from before the flag
     fclose(f);
     return ok && p->flops_1 > 0 ? 0 : -1;
 }
@@ -354,6 +358,8 @@ void xf_peak_save(xf_peak *p, const xf_machine *m)
     char path[512], k[512];
     xf_peak old;
     if (xf_peak_load(&old, m) == 0 && old.procs == p->procs) {
+        // Busy only if both were: each roof below is the higher of the two.
+        p->busy = p->busy && old.busy;
         keep_max(&p->flops_1, old.flops_1), keep_max(&p->flops_all, old.flops_all);
         keep_max(&p->bf16_1, old.bf16_1), keep_max(&p->bf16_all, old.bf16_all);
         for (int l = 0; l < XF_NLEVELS; l++) {
@@ -371,6 +377,7 @@ void xf_peak_save(xf_peak *p, const xf_machine *m)
         fprintf(f, "%.3f %.3f %.0f %.3f %.3f\n", p->bw_1[l], p->bw_all[l], p->ws[l], p->rd_1[l], p->rd_all[l]);
     fprintf(f, "%.0f %.0f %.0f\n", p->cache[0], p->cache[1], p->cache[2]);
     fprintf(f, "%.3f %.3f %s\n", p->bf16_1, p->bf16_all, p->bf16_family[0] ? p->bf16_family : "-");
+    fprintf(f, "busy %d\n", p->busy);
     fclose(f);
 }
 

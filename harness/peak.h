@@ -25,13 +25,15 @@ typedef struct {
     char flops_family[16];     // the family whose vectors gave flops_*
     double bf16_1, bf16_all;   // GFLOP/s of a bf16 dot product (vdpbf16ps), 0 where none runs
     char bf16_family[16];      // the family it was measured in, "" if none
+    int busy;                  // measured while the machine was busy (contention.h): roofs may be low
 } xf_peak;
 
 // Measures (printing a table to log if not NULL). 0, or -1 if nothing
 // could be measured.
 int xf_peak_measure(xf_peak *p, double seconds, FILE *log);
 // The cache file for this machine (keyed inside by CPU model, ISA, cap,
-// thread count and caches; named apart for a cap or XFBENCH_CACHES).
+// thread count and caches; named apart for a cap, XFBENCH_CACHES or fewer
+// CPUs allowed than the machine has).
 void xf_peak_cache_path(char *buf, size_t size);
 // $XDG_CACHE_HOME/xfbench/<file> (else ~/.cache/xfbench/<file>), and the
 // directories above a path made.

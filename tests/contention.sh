@@ -3,14 +3,19 @@
 # pinned to, every timed case is flagged (the timing thread gets about half
 # the wall time, the loop is another runnable task), bench prints the
 # warning, the row records contended=1 with its reason, and --strict 1
-# records nothing and exits 3. (Without the loop the flag depends on what
-# else the machine runs, so it is not asserted here.)
+# records nothing and exits 3. The roofs, measured under the loop in a
+# fresh cache, are flagged busy, warned of, and cached as such in a file
+# of their own (the loop's taskset allows one CPU), never as the machine's.
+# (Without the loop the flag depends on what else the machine runs, so it
+# is not asserted here.)
 # Usage: contention.sh path/to/xfbench
 set -u
 bin=$1
 fail() { echo "FAILED: $*"; exit 1; }
 command -v taskset >/dev/null || { echo "SKIP: no taskset"; exit 77; }
 tmp=$(mktemp -d)
+XDG_CACHE_HOME=$tmp/cache
+export XDG_CACHE_HOME
 taskset -c 0 sh -c 'while :; do :; done' &
 loop=$!
 trap 'kill $loop 2>/dev/null; rm -rf "$tmp"' EXIT
@@ -19,6 +24,12 @@ out=$(taskset -c 0 "$bin" bench --stage softmax --variant naive --seq 32 --min-t
 rc=$?
 [ $rc -eq 0 ] || fail "bench under a busy loop exited $rc: $out"
 printf '%s\n' "$out" | grep -q "WARNING: contended while timed (.*thread ran" || fail "no contended warning: $out"
+printf '%s\n' "$out" | grep -q "WARNING: the machine was busy while its peak was measured" ||
+    fail "the roofs measured under the loop were not flagged: $out"
+grep -qx "busy 1" "$XDG_CACHE_HOME"/xfbench/peak*.txt || fail "the roofs were not cached as busy"
+if [ "$(nproc)" -gt 1 ] && [ -e "$XDG_CACHE_HOME/xfbench/peak.txt" ]; then
+    fail "a run allowed one CPU wrote the machine's peak.txt"
+fi
 /usr/bin/python3 - "$tmp/run.csv" <<'PY' || fail "the row does not record contended=1 with its reason"
 import csv, sys
 csv.field_size_limit(sys.maxsize)
