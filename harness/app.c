@@ -719,6 +719,9 @@ int xf_main(int argc, char **argv)
     if (isa_err) xf_die_usage("%s", isa_err);
     const char *caches_err = xf_caches_env_error();
     if (caches_err) xf_die_usage("%s", caches_err);
+    // Read once here, before any thread: the kernels' threads read them
+    // (caches.c and blocking.c fill them on the first call).
+    (void)xf_blocking_get();
     const char *ref = getenv("XFBENCH_REF");
     if (ref && strcmp(ref, "plain") && strcmp(ref, "fast"))
         xf_die_usage("XFBENCH_REF='%s' is not plain or fast (the fp64 reference's loops)", ref);

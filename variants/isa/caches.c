@@ -119,15 +119,18 @@ const xf_caches *xf_caches_get(void)
 {
     static xf_caches c;
     static int ready;
-    if (!ready && from_env(&c) == 1) ready = 1;
+    if (!ready && from_env(&c) == 1) {
+        c.l3_core = c.l3 / (size_t)c.l3_sharing;
+        ready = 1;
+    }
     if (!ready) {
         c.l3_sharing = 0;
         one(&c.l1d, &c.source[0], _SC_LEVEL1_DCACHE_SIZE, 1, XF_DEFAULT_L1D, NULL);
         one(&c.l2, &c.source[1], _SC_LEVEL2_CACHE_SIZE, 2, XF_DEFAULT_L2, NULL);
         one(&c.l3, &c.source[2], _SC_LEVEL3_CACHE_SIZE, 3, XF_DEFAULT_L3, &c.l3_sharing);
         if (c.l3_sharing < 1) c.l3_sharing = 1;
-        ready = 1;
+        c.l3_core = c.l3 / (size_t)c.l3_sharing;
+        ready = 1; // written once, before any thread reads (the first call is the run's setup)
     }
-    c.l3_core = c.l3 / (size_t)c.l3_sharing;
     return &c;
 }
