@@ -98,6 +98,20 @@ static inline xv xv_exp(xv x)
     return _mm256_andnot_ps(tiny, _mm256_mul_ps(p, _mm256_castsi256_ps(e)));
 }
 
+// 2^x for x <= 127; below XF_EXP2_MIN (and -inf) exactly 0. The
+// magic-number add rounds x to n and leaves n + 127 in its low bits, which
+// shifted are 2^n; f = x - n is exact.
+static inline xv xv_exp2(xv x)
+{
+    const __m256 tiny = _mm256_cmp_ps(x, _mm256_set1_ps(XF_EXP2_MIN), _CMP_LT_OQ);
+    x = _mm256_max_ps(x, _mm256_set1_ps(XF_EXP2_MIN));
+    const __m256 magic = _mm256_set1_ps(12582912.0f + 127.0f); // 1.5 * 2^23 + the exponent bias
+    const __m256 t = _mm256_add_ps(x, magic);
+    const xv p = xv_exp2_poly(_mm256_sub_ps(x, _mm256_sub_ps(t, magic)));
+    const __m256i e = _mm256_slli_epi32(_mm256_castps_si256(t), 23); // (n + 127) << 23: 2^n
+    return _mm256_andnot_ps(tiny, _mm256_mul_ps(p, _mm256_castsi256_ps(e)));
+}
+
 // The GEMM micro-kernels (variants/simd/ukernels.c): C[0..MR)[0..NR) (row
 // stride ldc) = (init ? bias row or 0 : C) + A B, B packed [kc][NR]; then
 // ReLU if relu. Here A is MR rows of stride XF_UK_ROWS_LDA (a score tile).

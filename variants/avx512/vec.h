@@ -13,7 +13,7 @@
 #define XF_FAMILY_VAR xf_family_avx512 // its xf_family, as registry.c names it
 #define XF_FAMILY_ISA XF_ISA_AVX512
 // Row stride of the score tiles the fused attention feeds as A.
-#define XF_UK_ROWS_LDA 128
+#define XF_UK_ROWS_LDA 256
 #define XF_GEMM_DESC "6x64 zmm micro-kernel"
 
 typedef __m512 xv;
@@ -73,6 +73,17 @@ static inline xv xv_exp(xv x)
     xv p = xv_exp_poly(xv_exp_reduce(x, n));
     // p * 2^n in one instruction (vscalefps) instead of building 2^n.
     return _mm512_maskz_scalef_ps((__mmask16)~tiny, p, n);
+}
+
+// 2^x for x <= 127; below XF_EXP2_MIN (and -inf) exactly 0. Four
+// instructions besides the polynomial: the round, the exact f = x - n,
+// vscalefps, and the compare that zeroes the tiny lanes (and the NaN f of
+// -inf).
+static inline xv xv_exp2(xv x)
+{
+    const __mmask16 tiny = _mm512_cmp_ps_mask(x, _mm512_set1_ps(XF_EXP2_MIN), _CMP_LT_OQ);
+    const xv n = _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    return _mm512_maskz_scalef_ps((__mmask16)~tiny, xv_exp2_poly(_mm512_sub_ps(x, n)), n);
 }
 
 // The GEMM micro-kernels (variants/simd/ukernels.c): C[0..MR)[0..NR) (row

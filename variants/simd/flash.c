@@ -52,7 +52,7 @@ void *XF_FN(flash_ws_new)(int dk)
     w->s = calloc((size_t)XF_GEMM_MR * BC, sizeof(float));
     w->o = malloc((size_t)BR_PAD * w->dkp * sizeof(float));
     w->m = malloc(BR * sizeof(float));
-    w->l = malloc(BR * sizeof(float));
+    w->l = malloc(BR * XV_W * sizeof(float));
     if (!w->s || !w->o || !w->m || !w->l) {
         XF_FN(flash_ws_free)(w);
         return NULL;
@@ -104,40 +104,49 @@ static float row_max(float *t, int n_vis, const uint8_t *pad)
     return xv_hmax(vmax);
 }
 
-// t[0..kc) = exp(scale t - m) for keys below n_vis (-inf, masked, gives 0),
-// 0 from n_vis on; returns the sum. The scaling happens inside exp's
-// argument, one FMA.
-static float row_exp_sum(float *t, int kc, int n_vis, float scale, float m)
+// t[0..kc) = 2^(c t - m) for keys below n_vis (-inf, masked, gives 0),
+// 0 from n_vis on; returns the sum by lanes. c is 1/sqrt(dk) log2 e, so this is
+// exp(t / sqrt(dk) - m ln2): one FMA and the base-2 exp, where the
+// natural exp needs a multiply by log2 e and a two-part reduction more
+// (11 instructions a vector instead of 15 on avx512, in the pass that
+// competes with the micro-kernels for the FMA pipes). Its rounding errors,
+// c's (relative u on c t), the max's in base 2 (u |m|) and the FMA's (u
+// |c t - m|), are the u (|t_j| + |max| + |arg|) the reference already
+// grants each exp argument (xf_softmax_arg_error).
+static xv row_exp_sum(float *t, int kc, int n_vis, float c, float m)
 {
-    const xv s = xv_set1(scale), neg_m = xv_set1(-m);
+    const xv s = xv_set1(c), neg_m = xv_set1(-m);
     xv vsum = xv_zero();
     int j = 0;
     for (; j + XV_W <= n_vis; j += XV_W) {
-        const xv e = xv_exp(xv_fma(xv_load(t + j), s, neg_m));
+        const xv e = xv_exp2(xv_fma(xv_load(t + j), s, neg_m));
         xv_store(t + j, e);
         vsum = xv_add(vsum, e);
     }
     if (j < n_vis) { // lanes past n_vis read as -inf, stored as 0 (a row is BC >= j + XV_W long)
-        const xv e = xv_exp(xv_fma(xv_load_tail(t + j, n_vis - j, -INFINITY), s, neg_m));
+        const xv e = xv_exp2(xv_fma(xv_load_tail(t + j, n_vis - j, -INFINITY), s, neg_m));
         xv_store(t + j, e);
         vsum = xv_add(vsum, e);
         j += XV_W;
     }
     if (j < kc) memset(t + j, 0, (size_t)(kc - j) * sizeof *t);
-    return xv_hsum(vsum);
+    return vsum;
 }
 
 // The online softmax of a panel's score tile s (rows x kc, row stride BC,
 // raw scores q.k; row i sees keys below n_vis[i]): leaves in s the
-// unnormalised probabilities exp(scale s - m_new), updates each row's
-// running max m (of scaled scores) and sum l, and rescales each row's
-// earlier output (o: rows of dkp floats) by exp(m_old - m_new). scale > 0, so
-// the max of the scaled scores is scale times the max of the raw ones.
+// unnormalised probabilities 2^(c s - m_new), updates each row's running
+// max m (of scores times c = log2 e / sqrt(dk): base-2 exponents, which
+// the final division by l cancels) and sum l (XV_W partial sums a row,
+// added up once at the end instead of a horizontal sum a tile), and
+// rescales each row's
+// earlier output (o: rows of dkp floats) by 2^(m_old - m_new). c > 0, so
+// the max of the scaled scores is c times the max of the raw ones.
 // Every row's max comes first, so that the rows' exp passes do not wait
 // for one another: row by row (max, then exp against it) each exp pass
 // waited for its max's reduction and the one before drained, and the
 // softmax took 11 cycles per vector on Zen 3 for about 7 of arithmetic.
-static void panel_softmax(float *s, int rows, int kc, const int *n_vis, const uint8_t *pad, float scale, float *m,
+static void panel_softmax(float *s, int rows, int kc, const int *n_vis, const uint8_t *pad, float c, float *m,
                           float *l, float *o, int dkp)
 {
     float m_new[XF_GEMM_MR], shift[XV_W] = {0}, alpha[XV_W];
@@ -145,17 +154,18 @@ static void panel_softmax(float *s, int rows, int kc, const int *n_vis, const ui
     for (int i = 0; i < rows; i++) {
         const float mt = row_max(s + (size_t)i * BC, n_vis[i], pad);
         seen[i] = mt != -INFINITY;
-        m_new[i] = seen[i] && mt * scale > m[i] ? mt * scale : m[i];
+        m_new[i] = seen[i] && mt * c > m[i] ? mt * c : m[i];
         shift[i] = seen[i] ? m[i] - m_new[i] : 0.0f; // -inf on a row's first visible tile: alpha 0
     }
-    xv_store(alpha, xv_exp(xv_load(shift))); // every row's alpha in one vector (MR <= XV_W)
+    xv_store(alpha, xv_exp2(xv_load(shift))); // every row's alpha in one vector (MR <= XV_W)
     for (int i = 0; i < rows; i++) {
         float *t = s + (size_t)i * BC;
         if (!seen[i]) { // nothing visible in this tile for this row
             memset(t, 0, (size_t)kc * sizeof *t);
             continue;
         }
-        l[i] = l[i] * alpha[i] + row_exp_sum(t, kc, n_vis[i], scale, m_new[i]);
+        float *li = l + (size_t)i * XV_W;
+        xv_store(li, xv_fma(xv_load(li), xv_set1(alpha[i]), row_exp_sum(t, kc, n_vis[i], c, m_new[i])));
         m[i] = m_new[i];
         if (alpha[i] != 1.0f) {
             const xv f = xv_set1(alpha[i]);
@@ -186,9 +196,10 @@ void XF_FN(flash_block)(const xf_attention_args *a, const float *kv, const uint8
     const float *kp = kv, *vp = kv + XF_FN(packed_b_floats)(a->seq_k, a->dk);
     const int br = a->seq_q - i0 < BR ? a->seq_q - i0 : BR;
     const int dk = a->dk, sk = a->seq_k, dkp = c->dkp;
-    const float scale = 1.0f / sqrtf((float)dk);
+    const float c2 = (float)(1.4426950408889634 / sqrt((double)dk)); // log2 e / sqrt(dk), rounded once
     memset(c->o, 0, (size_t)BR_PAD * dkp * sizeof(float));
-    for (int i = 0; i < br; i++) c->m[i] = -INFINITY, c->l[i] = 0.0f;
+    for (int i = 0; i < br; i++) c->m[i] = -INFINITY;
+    memset(c->l, 0, (size_t)br * XV_W * sizeof(float));
     for (int j0 = 0; j0 < sk; j0 += BC) {
         if (a->causal && j0 > i0 + br - 1) break; // this tile and all later ones are masked
         if (!visible[j0 / BC]) continue;
@@ -208,7 +219,7 @@ void XF_FN(flash_block)(const xf_attention_args *a, const float *kv, const uint8
                 if (n_vis[i] > kc) n_vis[i] = kc;
                 if (n_vis[i] < 0) n_vis[i] = 0;
             }
-            panel_softmax(c->s, rows, kc, n_vis, pad ? pad + j0 : NULL, scale, c->m + r0, c->l + r0,
+            panel_softmax(c->s, rows, kc, n_vis, pad ? pad + j0 : NULL, c2, c->m + r0, c->l + (size_t)r0 * XV_W,
                           c->o + (size_t)r0 * dkp, dkp);
             // O_panel += P V_tile, P read in place as the rows of the score tile
             for (int p = 0; p * XF_GEMM_NR < dk; p++)
@@ -217,7 +228,8 @@ void XF_FN(flash_block)(const xf_attention_args *a, const float *kv, const uint8
         }
     }
     for (int i = 0; i < br; i++) { // normalise; a row that saw no key stays 0
-        const float inv = c->l[i] > 0.0f ? 1.0f / c->l[i] : 0.0f;
+        const float l = xv_hsum(xv_load(c->l + (size_t)i * XV_W));
+        const float inv = l > 0.0f ? 1.0f / l : 0.0f;
         float *o = c->o + (size_t)i * dkp, *dst = out + (size_t)i * a->ldo;
         for (int d = 0; d < dk; d++) dst[d] = o[d] * inv;
     }
