@@ -55,6 +55,9 @@ void XF_FN(triad)(float *a, const float *b, const float *c, long n, int stream);
 // The sum of b[0..n) (n a multiple of 8 XV_W, aligned): a read-only pass.
 float XF_FN(read)(const float *b, long n);
 
+#define XF_SIMD_STR_(x) #x
+#define XF_SIMD_STR(x) XF_SIMD_STR_(x) // a macro's value as a string
+
 // The family's variants, each listed once: X(stage, name suffix, entry
 // prefix, one-line summary). The variant is named XF_FAMILY_NAME + suffix;
 // its entry points XF_FN(prefix_prepare), _run, _release (variant.h
@@ -66,7 +69,8 @@ float XF_FN(read)(const float *b, long n);
       "GEMM, weights packed in prepare, " XF_GEMM_DESC ", bias+ReLU fused; <= 4 rows: weights streamed")   \
     X(XF_SOFTMAX, "", softmax, "3 passes over an L1-resident row, vector exp")                              \
     X(XF_ATTENTION, "-flash", flash,                                                                        \
-      "fused, online softmax over 128-key tiles, masked tiles skipped; <= 4 query rows: K/V read in place") \
+      "fused, online softmax (base-2 exp) over " XF_SIMD_STR(XF_UK_ROWS_LDA) "-key tiles, masked tiles skipped; "  \
+      "<= 4 query rows: K/V read in place")                                                                   \
     X(XF_ATTENTION, "-3pass", attention3, "Q K^T GEMM, softmax rows, P V GEMM")                             \
     X(XF_ADD_LAYERNORM, "", add_layernorm, "add + two-pass mean/variance on an L1-resident row")            \
     X(XF_LM_HEAD, "", lm_head, "the linear with the table as weight (packed as B^T; <= 4 rows: streamed)")
