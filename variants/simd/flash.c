@@ -180,6 +180,10 @@ static void panel_softmax(float *s, int rows, int kc, const int *n_vis, const ui
 // them.
 static void panel_scores(int rows, int dk, const float *q, int ldq, const float *kpanels, int npanels, float *s)
 {
+    if (rows == XF_GEMM_MR) {
+        XF_FN(gemm_ukernel_panels)(dk, q, ldq, kpanels, s, BC, npanels);
+        return;
+    }
     for (int p = 0; p < npanels; p++) // pf = q: the panel is read again for the next K panel, already in L1
         XF_FN(gemm_tile)(dk, q, ldq, q, kpanels + (size_t)p * dk * XF_GEMM_NR, s + p * XF_GEMM_NR, BC, rows, 1, NULL, 0);
 }

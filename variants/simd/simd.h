@@ -29,6 +29,11 @@ typedef void xf_ukernel_lda_fn(int kc, const float *a, long lda, const float *b,
                                const float *bias, int relu);
 xf_ukernel_lda_fn XF_FN(gemm_ukernel_lda1), XF_FN(gemm_ukernel_lda2), XF_FN(gemm_ukernel_lda3),
     XF_FN(gemm_ukernel_lda4), XF_FN(gemm_ukernel_lda5);
+// C (MR x npanels NR, row stride ldc) = A (MR rows of stride lda) times
+// npanels consecutive B panels packed (kc,NR): the fused attention's
+// scores of a whole query panel against a key tile.
+void XF_FN(gemm_ukernel_panels)(int kc, const float *a, long lda, const float *b, float *c, int ldc,
+                                int npanels);
 // A tile of `rows` rows of A (stride lda, 1..MR, read in place) against one
 // B panel: the full micro-kernel or the ragged one with that many rows;
 // pf: the next MR rows to prefetch (whole panels only; pf = a for none).

@@ -4,7 +4,9 @@
 // needs no packing of P), one A as MR rows of a run-time stride (the GEMM's
 // whole panels and the fused attention's Q, read in place; it also
 // prefetches the rows at pf, the next panel), and the same with 1 to MR - 1
-// rows (ragged last panels, read in place too).
+// rows (ragged last panels, read in place too); and MR rows of run-time
+// stride against several consecutive B panels in one call (the fused
+// attention's scores).
 #include "simd.h"
 
 _Static_assert(XF_GEMM_MR == 6, "the ragged-panel kernels below list rows 1..5");
@@ -60,4 +62,10 @@ _Static_assert(XF_GEMM_MR == 6, "the ragged-panel kernels below list rows 1..5")
 
 #define XF_UK_NAME XF_FN(gemm_ukernel_lda5)
 #define XF_UK_ROWS(X) X(0) X(1) X(2) X(3) X(4)
+#include "ukernel_body.h"
+#undef XF_UK_NAME
+#undef XF_UK_ROWS
+
+#define XF_UK_PANELS
+#define XF_UK_NAME XF_FN(gemm_ukernel_panels)
 #include "ukernel_body.h"
