@@ -269,8 +269,11 @@ typedef struct {
 } tally;
 
 // --out: the forward pass's outputs as safetensors ("memory", "output").
+// --out: the pass's outputs, with the variant's verdict in the metadata
+// ("passed", or "failed: " and why), so a file is never taken for a
+// correct result it is not.
 static void write_outputs(const char *path, const xf_instance *in, const char *variant,
-                          const xf_machine *m)
+                          const xf_check_result *verdict, const xf_machine *m)
 {
     const xf_forward_args *a = &in->args.forward;
     const int d = a->heads * a->dk;
@@ -278,10 +281,14 @@ static void write_outputs(const char *path, const xf_instance *in, const char *v
                       {"output", in->out[1].data, 3, {a->batch, a->seq_t, d}}};
     char heads[16];
     snprintf(heads, sizeof heads, "%d", a->heads);
-    const char *meta[] = {"producer", "xfbench", "variant", variant, "commit", m->commit, "heads", heads};
+    char check[sizeof verdict->why + 16];
+    snprintf(check, sizeof check, verdict->passed ? "passed" : "failed: %s", verdict->why);
+    const char *meta[] = {"producer", "xfbench", "variant", variant, "commit", m->commit, "heads", heads,
+                          "check", check};
     char err[300];
-    if (xf_st_write(path, t, 2, meta, 4, err, sizeof err)) xf_die_usage("--out: %s", err);
-    printf("wrote memory and output of %s to %s\n", variant, path);
+    if (xf_st_write(path, t, 2, meta, 5, err, sizeof err)) xf_die_usage("--out: %s", err);
+    printf("wrote memory and output of %s (check %s) to %s\n", variant, verdict->passed ? "passed" : "failed",
+           path);
 }
 
 static void print_check(const char *status, const xf_case *c, const entry *e,
@@ -459,8 +466,9 @@ static void print_round_ratios(entry *es, const int *ok, int n, double *const *n
 // Checks every entry on one instance, then times the ones that passed in
 // o->rounds rounds, each in a fresh random order (seeded): drift over the
 // run then hits every variant alike. The forward command also prints the
-// per-stage breakdown, compares with PyTorch's outputs stored in the
-// weights file and writes the outputs (--out).
+// per-stage breakdown and compares with PyTorch's outputs stored in the
+// weights file, which is part of the verdict (a mismatch fails the entry:
+// it is not timed); --out writes the outputs with that verdict.
 static void bench_instance(xf_instance *in, entry *es, int n, const xf_options *o,
                            const xf_machine *m, sink *out, int breakdown, const xf_st *st, tally *t)
 {
@@ -483,9 +491,15 @@ static void bench_instance(xf_instance *in, entry *es, int n, const xf_options *
             t->skipped++;
             continue;
         }
+        // One verdict per entry, before anything is written or timed: the
+        // fp64 reference's check, then (forward --weights) the outputs
+        // PyTorch stored in the file.
         xf_check_run(&e->r, in, &res[i]);
-        if (st && xf_compare_with_torch(st, in, e->r.name, stdout) != 0) t->failed++;
-        if (o->out) write_outputs(o->out, in, e->r.name, m);
+        if (st && xf_compare_with_torch(st, in, e->r.name, stdout) != 0 && res[i].passed) {
+            res[i].passed = 0;
+            snprintf(res[i].why, sizeof res[i].why, "the outputs differ from PyTorch's stored in the file");
+        }
+        if (o->out) write_outputs(o->out, in, e->r.name, &res[i], m);
         if (!res[i].passed) {
             // Never a speed for a wrong result.
             char comp[512];
