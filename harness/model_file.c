@@ -59,7 +59,7 @@ typedef struct {
 // 16-bit floats widened, which is exact (kernels/half.h), so a model saved
 // in bf16 runs as the fp32 model with those weights. A bf16 run
 // (--dtype bf16) rounds every value to bf16 (exact for a BF16 tensor).
-static const float *f32(binder *b, const char *name, int ndim, const int64_t *shape)
+static const float *tensor_as_f32(binder *b, const char *name, int ndim, const int64_t *shape)
 {
     char *err = b->err;
     size_t err_size = b->err_size;
@@ -96,10 +96,10 @@ static const float *f32(binder *b, const char *name, int ndim, const int64_t *sh
 static const float *mat(binder *b, const char *name, int64_t rows, int64_t cols)
 {
     int64_t s[2] = {rows, cols};
-    return f32(b, name, 2, s);
+    return tensor_as_f32(b, name, 2, s);
 }
 
-static const float *vec(binder *b, const char *name, int64_t n) { return f32(b, name, 1, &n); }
+static const float *vec(binder *b, const char *name, int64_t n) { return tensor_as_f32(b, name, 1, &n); }
 
 static int mha(binder *b, const char *prefix, int d, xf_mha_weights *w)
 {
@@ -190,7 +190,7 @@ static const uint8_t *mask(binder *b, const char *name, int batch, int seq)
     return m;
 }
 
-// An input sequence: from the file ([batch, seq, d], as f32() takes it) or seeded.
+// An input sequence: from the file ([batch, seq, d], as tensor_as_f32() takes it) or seeded.
 static const float *sequence(binder *b, xf_rng *r, const char *name, int *batch, int *seq, int d)
 {
     const xf_st_tensor *t = xf_st_find(b->st, name);
@@ -202,7 +202,7 @@ static const float *sequence(binder *b, xf_rng *r, const char *name, int *batch,
         }
         *batch = (int)t->shape[0], *seq = (int)t->shape[1];
         int64_t s[3] = {*batch, *seq, d};
-        return f32(b, name, 3, s);
+        return tensor_as_f32(b, name, 3, s);
     }
     size_t count = (size_t)*batch * *seq * d;
     float *x = xf_instance_own(b->in, count * sizeof *x);
@@ -303,7 +303,7 @@ int xf_instance_from_file(xf_instance *in, const xf_st *st, const xf_case *base,
         xf_instance_add_output(in, "y", (size_t)bs * t * d))
         return ERR("out of memory");
     a->memory = in->out[0].data, a->y = in->out[1].data;
-    if (base->dtype == XF_BF16) { // every tensor rounded by f32(): bf16 views of the inputs, bf16 outputs
+    if (base->dtype == XF_BF16) { // every tensor rounded by tensor_as_f32(): bf16 views of the inputs, bf16 outputs
         a->dtype = XF_BF16, a->memory16 = in->out[0].data16, a->y16 = in->out[1].data16;
         a->src_x16 = xf_own_bf16(in, (float *)a->src_x, (size_t)bs * s * d);
         a->tgt_x16 = xf_own_bf16(in, (float *)a->tgt_x, (size_t)bs * t * d);

@@ -165,7 +165,7 @@ void xf_usage(const char *command)
              "  compare  A.csv B.csv [--fail-below R] [--seed N]: per-case speedup of run B over run A with\n"
              "           95% bootstrap intervals and Mann-Whitney p-values, geometric means per stage and\n"
              "           variant with intervals; exit 1 if a whole interval lies below R\n"
-             "environment: XFBENCH_MAX_ISA=scalar|avx2|avx512 caps the SIMD families used;\n"
+             "environment: XFBENCH_MAX_ISA=scalar|avx2|avx512|avx512bf16 caps the SIMD families used;\n"
              "  XFBENCH_REF=plain checks with the fp64 reference's plain loops (default fast: blocked, threaded)");
         return;
     }

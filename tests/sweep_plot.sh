@@ -64,6 +64,15 @@ for p in attention_vs_seq attention_vs_dk roofline forward_stages speedup_vs_bla
         [ -s "$tmp/plots/$p.$ext" ] || fail "no $p.$ext"
     done
 done
+# Shapes ordered by their numbers, not as text (dk 16 before 128).
+/usr/bin/python3 - "$top/scripts/py" <<'PY' || fail "plot orders shapes as text"
+import sys
+sys.path.insert(0, sys.argv[1])
+from plot import natural
+cases = [("attention", "128"), ("attention", "16"), ("attention", "256"), ("attention", "32"), ("attention", "64")]
+assert [c[1] for c in sorted(cases, key=natural)] == ["16", "32", "64", "128", "256"], sorted(cases, key=natural)
+assert sorted(["b=1 dk=128", "b=1 dk=16"], key=natural) == ["b=1 dk=16", "b=1 dk=128"]
+PY
 : >"$tmp/empty.csv"
 printf 'a,b\n1,2\n' >"$tmp/other.csv"
 head -1 "$csv" >"$tmp/header.csv"

@@ -1,6 +1,6 @@
-// What the compound stages (ffn, encoder_layer, decoder_layer, forward)
-// share: their memory estimate's parts, their one-line description and
-// repro options.
+// What the compound stages (ffn, encoder_layer, decoder_layer, forward,
+// decode_layer, generate) share: their memory estimate's parts, their
+// one-line description and repro options.
 #ifndef XF_STAGE_COMPOUND_H
 #define XF_STAGE_COMPOUND_H
 

@@ -11,6 +11,7 @@ import argparse
 import csv
 import math
 import os
+import re
 import statistics
 import sys
 from collections import defaultdict
@@ -80,6 +81,14 @@ def load(paths):
         r["useful"] = float(r["useful_gflops"]) if r.get("useful_gflops") else r["gflops"]
         r["useful_pct"] = float(r["useful_pct_peak"]) if r.get("useful_pct_peak") else r["pct_peak"]
     return good, len(rows) - len(good)
+
+
+def natural(key):
+    """A sort key that orders numbers inside strings by value ("dk=16" before
+    "dk=128"), for a string or a tuple of them."""
+    if isinstance(key, (tuple, list)):
+        return tuple(natural(k) for k in key)
+    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", str(key)))
 
 
 def caption(rows):
@@ -163,7 +172,7 @@ def speedups(rows, base, out, made, multi_host):
     cases = [(c, v) for c, v in by_case.items() if base in v and len(v) > 1]
     if not cases:
         return
-    cases.sort()
+    cases.sort(key=lambda cv: natural(cv[0]))
     names = sorted({n for _, v in cases for n in v if n != base})
     fig, ax = plt.subplots(figsize=(max(6, 0.9 * len(cases) + 2), 4.5))
     width = 0.8 / max(1, len(names))
@@ -345,7 +354,7 @@ def precision(rows, out, made):
         t = med(ts)
         if dtype not in best[key] or t < best[key][dtype][0]:
             best[key][dtype] = (t, variant)
-    pairs = [(k, d["f32"], d["bf16"]) for k, d in sorted(best.items()) if "f32" in d and "bf16" in d]
+    pairs = [(k, d["f32"], d["bf16"]) for k, d in sorted(best.items(), key=lambda kd: natural(kd[0])) if "f32" in d and "bf16" in d]
     if not pairs:
         return
     fig, ax = plt.subplots(figsize=(8, 1.2 + 0.45 * len(pairs)))

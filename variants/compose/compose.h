@@ -1,5 +1,6 @@
-// Compound stages (ffn, encoder/decoder layer, forward pass) composed from
-// whichever primitive variants are chosen, one per primitive stage.
+// Compound stages (ffn, encoder/decoder layer, forward pass, decode_layer,
+// generate) composed from whichever primitive variants are chosen, one per
+// primitive stage.
 //
 // A composition is driven twice through the same code: once in prepare mode
 // (each primitive's prepare is called with the args it will later run with,

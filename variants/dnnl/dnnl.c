@@ -32,7 +32,9 @@ static void release_engine(void)
     stream = NULL, engine = NULL;
 }
 
-static int ready(void)
+// 0 once the engine and stream exist (made on first use), -1 if oneDNN
+// could not make them.
+static int engine_start(void)
 {
     if (engine) return 0;
     if (dnnl_engine_create(&engine, dnnl_cpu, 0) != dnnl_success) return -1;
@@ -144,7 +146,7 @@ static int linear_prepare(const void *args, void **ctx)
     const int bf16 = a->dtype == XF_BF16;
     const dnnl_data_type_t dt = bf16 ? dnnl_bf16 : dnnl_f32;
     const void *bias = bf16 ? (const void *)a->b16 : (const void *)a->b;
-    if (!c || ready()) goto fail;
+    if (!c || engine_start()) goto fail;
     dnnl_dim_t xd[2] = {a->m, a->k}, wd[2] = {a->k, a->n}, yd[2] = {a->m, a->n}, bd[2] = {1, a->n};
     dnnl_memory_desc_t x = md_tag_of(2, xd, dnnl_ab, dt), w_any = md_tag_of(2, wd, dnnl_format_tag_any, dt),
                        w_user = md_tag_of(2, wd, dnnl_ba, dt), y = md_tag_of(2, yd, dnnl_ab, dt),
@@ -215,7 +217,7 @@ static const char *bf16_unavailable(void)
                            y = md_tag_of(2, yd, dnnl_ab, dnnl_bf16);
         dnnl_matmul_desc_t desc;
         dnnl_primitive_desc_t pd = NULL;
-        missing = ready() || dnnl_matmul_desc_init(&desc, &x, &w, NULL, &y) != dnnl_success ||
+        missing = engine_start() || dnnl_matmul_desc_init(&desc, &x, &w, NULL, &y) != dnnl_success ||
                   dnnl_primitive_desc_create(&pd, &desc, NULL, engine, NULL) != dnnl_success;
         if (pd) dnnl_primitive_desc_destroy(pd);
     }
@@ -263,7 +265,7 @@ static int softmax_prepare(const void *args, void **ctx)
 {
     const xf_softmax_args *a = args;
     softmax_ctx *c = calloc(1, sizeof *c);
-    if (!c || ready() || softmax_prim(&c->sm, (dnnl_dim_t)a->batch * a->heads * a->seq_q, a->seq_k)) {
+    if (!c || engine_start() || softmax_prim(&c->sm, (dnnl_dim_t)a->batch * a->heads * a->seq_q, a->seq_k)) {
         softmax_release(c);
         return -1;
     }
@@ -312,7 +314,7 @@ static int ln_prepare(const void *args, void **ctx)
 {
     const xf_add_layernorm_args *a = args;
     ln_ctx *c = calloc(1, sizeof *c);
-    if (!c || ready()) goto fail;
+    if (!c || engine_start()) goto fail;
     dnnl_dim_t d[2] = {a->rows, a->d}, g[1] = {a->d};
     dnnl_memory_desc_t md = md_tag(2, d, dnnl_ab), gd = md_tag(1, g, dnnl_a);
     dnnl_binary_desc_t add;
@@ -366,7 +368,7 @@ static int attention_prepare(const void *args, void **ctx)
     const xf_attention_args *a = args;
     attention_ctx *c = calloc(1, sizeof *c);
     dnnl_primitive_attr_t attr = NULL;
-    if (!c || ready()) goto fail;
+    if (!c || engine_start()) goto fail;
     const dnnl_dim_t B = a->batch, H = a->heads, Q = a->seq_q, K = a->seq_k, D = a->dk;
     c->s = malloc((size_t)(B * H * Q * K) * sizeof(float));
     if (!c->s) goto fail;
