@@ -722,7 +722,6 @@ int xf_main(int argc, char **argv)
     } else if (o.weights || o.out || o.decode) {
         xf_die_usage("--weights, --out and --decode belong to the forward command");
     }
-    if (cmd == 0) return cmd_list();
     // Threads are pinned (close, one per core) unless the user chose
     // otherwise: unpinned, this kind of VM sometimes runs two threads on one
     // core and silently halves a 2-thread result. The OpenMP runtime reads
@@ -748,6 +747,10 @@ int xf_main(int argc, char **argv)
         restart = 1;
     }
     if (restart) execv("/proc/self/exe", argv); // on failure, carry on (unpinned, OpenBLAS uncapped)
+    // list after the peers' caps took effect: under XFBENCH_MAX_ISA=avx2 on
+    // an AVX512_BF16 CPU, oneDNN's bf16 matmul is as unavailable to list as
+    // to bench (listed ok before the cap, it failed bench-csv's count).
+    if (cmd == 0) return cmd_list();
     validate_selection(&o);
 #ifdef _OPENMP
     omp_set_num_threads(o.threads);

@@ -81,15 +81,34 @@ static inline xv xv_exp(xv x)
     return _mm512_maskz_scalef_ps((__mmask16)~tiny, p, n);
 }
 
-// 2^x for x <= 127; below XF_EXP2_MIN (and -inf) exactly 0. Four
-// instructions besides the polynomial: the round, the exact f = x - n,
-// vscalefps, and the compare that zeroes the tiny lanes (and the NaN f of
-// -inf).
+// 2^x for x <= 127; below XF_EXP2_MIN (and -inf) exactly 0. By a table of
+// 2^(j/16) in one register (vpermps): adding 1.5 * 2^19 rounds x to
+// sixteenths and leaves j, that sixteenth's index, in the low bits, so
+// x = n + j/16 + r with |r| <= 1/32 exact, and 2^x = 2^n T[j] 2^r, 2^r by a
+// cubic (1.6e-9 relative, fitted as exp_poly.h's; T[j] rounded, 4.7e-8 at
+// worst) as T + (T r) q(r), whose last FMA is the only rounding of size.
+// Four FMA-pipe instructions and vscalefps against the degree-6 route's
+// seven (the fused attention's softmax competes with its micro-kernels
+// for those pipes). Error measured on every float of [-126, 0] by
+// tests/exp_ulp.c.
 static inline xv xv_exp2(xv x)
 {
+    const __m512 table = _mm512_setr_ps(1.0f, 1.0442737340927124f, 1.0905077457427979f, 1.1387885808944702f,
+                                        1.1892070770263672f, 1.2418577671051025f, 1.2968395948410034f,
+                                        1.3542555570602417f, 1.4142135381698608f, 1.4768261909484863f,
+                                        1.5422108173370361f, 1.610490322113037f, 1.6817928552627563f,
+                                        1.7562521696090698f, 1.8340080976486206f, 1.9152065515518188f);
     const __mmask16 tiny = _mm512_cmp_ps_mask(x, _mm512_set1_ps(XF_EXP2_MIN), _CMP_LT_OQ);
-    const xv n = _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    return _mm512_maskz_scalef_ps((__mmask16)~tiny, xv_exp2_poly(_mm512_sub_ps(x, n)), n);
+    const xv magic = _mm512_set1_ps(786432.0f); // 1.5 * 2^19: its ulp is 1/16
+    const xv t = _mm512_add_ps(x, magic);
+    const xv n = _mm512_sub_ps(t, magic); // x rounded to sixteenths: n + j/16
+    const xv r = _mm512_sub_ps(x, n);
+    const xv tj = _mm512_permutexvar_ps(_mm512_castps_si512(t), table); // T[j], j the low 4 bits of t
+    xv q = _mm512_fmadd_ps(_mm512_set1_ps(0.055502135306596756f), r, _mm512_set1_ps(0.24023428559303284f));
+    q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(0.6931471824645996f));
+    const xv m = _mm512_fmadd_ps(_mm512_mul_ps(tj, r), q, tj);
+    // vscalefps multiplies by 2^floor(n): the whole part, j/16 being >= 0
+    return _mm512_maskz_scalef_ps((__mmask16)~tiny, m, n);
 }
 
 // The GEMM micro-kernels (variants/simd/ukernels.c): C[0..MR)[0..NR) (row

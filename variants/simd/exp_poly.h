@@ -43,10 +43,11 @@ static inline xv xv_exp_poly(xv r)
 
 // 2^f for |f| <= 1/2: the polynomial above in r = f ln2, its coefficients
 // times ln2^k (rounded to float: 4.1e-9 relative, measured in fp64 on
-// 2e5 points), by Horner. For xv_exp2 (each vec.h), which the fused
-// attention uses with the 1/sqrt(dk) scale and log2 e folded into one
-// multiplier of its scores: no separate multiply and no two-part
-// reduction, since f = x - round(x) is exact.
+// 2e5 points), by Horner. For avx2's xv_exp2 (avx512's uses a table of
+// sixteenths and a cubic instead), which the fused attention uses with
+// the 1/sqrt(dk) scale and log2 e folded into one multiplier of its
+// scores: no separate multiply and no two-part reduction, since
+// f = x - round(x) is exact.
 #define XF_EXP2_MIN -126.0f // below, 2^x is subnormal: flushed to exactly 0
 static inline xv xv_exp2_poly(xv f)
 {
