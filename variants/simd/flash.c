@@ -105,11 +105,11 @@ static float row_max(float *t, int n_vis, const uint8_t *pad)
 }
 
 // t[0..kc) = 2^(c t - m) for keys below n_vis (-inf, masked, gives 0),
-// 0 from n_vis on; returns the sum by lanes. c is 1/sqrt(dk) log2 e, so this is
-// exp(t / sqrt(dk) - m ln2): one FMA and the base-2 exp, where the
+// 0 from n_vis on; returns the sum by lanes. c is 1/sqrt(dk) log2 e, so
+// this is exp(t / sqrt(dk) - m ln2): one FMA and the base-2 exp, where the
 // natural exp needs a multiply by log2 e and a two-part reduction more
-// (11 instructions a vector instead of 15 on avx512, in the pass that
-// competes with the micro-kernels for the FMA pipes). Its rounding errors,
+// (each vec.h's xv_exp2 says what it costs; this pass competes with the
+// micro-kernels for the FMA pipes). Its rounding errors,
 // c's (relative u on c t), the max's in base 2 (u |m|) and the FMA's (u
 // |c t - m|), are the u (|t_j| + |max| + |arg|) the reference already
 // grants each exp argument (xf_softmax_arg_error).
@@ -139,9 +139,9 @@ static xv row_exp_sum(float *t, int kc, int n_vis, float c, float m)
 // max m (of scores times c = log2 e / sqrt(dk): base-2 exponents, which
 // the final division by l cancels) and sum l (XV_W partial sums a row,
 // added up once at the end instead of a horizontal sum a tile), and
-// rescales each row's
-// earlier output (o: rows of dkp floats) by 2^(m_old - m_new). c > 0, so
-// the max of the scaled scores is c times the max of the raw ones.
+// rescales each row's earlier output (o: rows of dkp floats) by
+// 2^(m_old - m_new). c > 0, so the max of the scaled scores is c times the
+// max of the raw ones.
 // Every row's max comes first, so that the rows' exp passes do not wait
 // for one another: row by row (max, then exp against it) each exp pass
 // waited for its max's reduction and the one before drained, and the
