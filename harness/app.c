@@ -697,6 +697,40 @@ static int cmd_bench(const xf_options *o, const xf_machine *m, int breakdown)
     return t.passed ? 0 : 77; // 77: nothing selected can run here (meson: skip)
 }
 
+// forward's options: the pass (or, with --decode, generate) of a model
+// file or of seeded weights, in the given families (naive by default).
+static void forward_options(xf_options *o)
+{
+    if (strcmp(o->stages, "all")) xf_die_usage("forward runs the forward stage; --stage does not apply");
+    if (o->decode && !o->weights)
+        xf_die_usage("--decode decodes a model file: give --weights (random models: bench --stage generate)");
+    o->stages = o->decode ? "generate" : "forward";
+    if (!o->variants) o->variants = "naive";
+    if (o->out && strchr(o->variants, ',')) xf_die_usage("--out takes the outputs of one variant; give one --variant");
+}
+
+static int run_list(const xf_options *o, const xf_machine *m) { return (void)o, (void)m, cmd_list(); }
+static int run_check(const xf_options *o, const xf_machine *m) { return cmd_check(o, m); }
+static int run_bench(const xf_options *o, const xf_machine *m) { return cmd_bench(o, m, 0); }
+static int run_forward(const xf_options *o, const xf_machine *m) { return cmd_bench(o, m, 1); }
+static int run_peak(const xf_options *o, const xf_machine *m) { return (void)o, cmd_peak(m); }
+
+// The commands (compare, which reads CSVs and runs nothing, is dispatched
+// before options are parsed; xf_usage holds the help text).
+typedef struct {
+    const char *name;
+    int (*run)(const xf_options *o, const xf_machine *m);
+    void (*options)(xf_options *o); // the command's own option rules, or NULL
+    int pins_threads;               // measures on every thread, so pins them even with --threads 1
+    int needs_machine;              // the machine read and the selection validated first
+} command;
+
+static const command commands[] = {
+    {"list", run_list, NULL, 0, 0},           {"check", run_check, NULL, 0, 1},
+    {"bench", run_bench, NULL, 0, 1},         {"forward", run_forward, forward_options, 0, 1},
+    {"peak", run_peak, NULL, 1, 1},
+};
+
 int xf_main(int argc, char **argv)
 {
     prog = basename(argv[0]);
@@ -707,21 +741,14 @@ int xf_main(int argc, char **argv)
         xf_usage(o.command);
         return 0;
     }
-    static const char *const commands[] = {"list", "check", "bench", "forward", "peak"};
-    int cmd = -1;
-    for (int i = 0; i < 5; i++)
-        if (!strcmp(o.command, commands[i])) cmd = i;
-    if (cmd < 0) xf_die_usage("unknown command '%s' (try 'xfbench --help')", o.command);
-    if (cmd == 3) {
-        if (strcmp(o.stages, "all")) xf_die_usage("forward runs the forward stage; --stage does not apply");
-        if (o.decode && !o.weights)
-            xf_die_usage("--decode decodes a model file: give --weights (random models: bench --stage generate)");
-        o.stages = o.decode ? "generate" : "forward";
-        if (!o.variants) o.variants = "naive";
-        if (o.out && strchr(o.variants, ',')) xf_die_usage("--out takes the outputs of one variant; give one --variant");
-    } else if (o.weights || o.out || o.decode) {
+    const command *cmd = NULL;
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        if (!strcmp(o.command, commands[i].name)) cmd = &commands[i];
+    if (!cmd) xf_die_usage("unknown command '%s' (try 'xfbench --help')", o.command);
+    if (cmd->options)
+        cmd->options(&o);
+    else if (o.weights || o.out || o.decode)
         xf_die_usage("--weights, --out and --decode belong to the forward command");
-    }
     // Threads are pinned (close, one per core) unless the user chose
     // otherwise: unpinned, this kind of VM sometimes runs two threads on one
     // core and silently halves a 2-thread result. The OpenMP runtime reads
@@ -741,16 +768,17 @@ int xf_main(int argc, char **argv)
     int restart = xf_isa_cap_peers();
     for (int i = 0; i < xf_registry_count(); i++)
         if (xf_registry_family(i)->raise_dispatch) restart |= xf_registry_family(i)->raise_dispatch();
-    if ((o.threads > 1 || cmd == 4) && !getenv("OMP_PROC_BIND") && !getenv("OMP_PLACES")) {
+    if ((o.threads > 1 || cmd->pins_threads) && !getenv("OMP_PROC_BIND") && !getenv("OMP_PLACES")) {
         setenv("OMP_PROC_BIND", "close", 1);
         setenv("OMP_PLACES", "cores", 1);
         restart = 1;
     }
     if (restart) execv("/proc/self/exe", argv); // on failure, carry on (unpinned, OpenBLAS uncapped)
-    // list after the peers' caps took effect: under XFBENCH_MAX_ISA=avx2 on
-    // an AVX512_BF16 CPU, oneDNN's bf16 matmul is as unavailable to list as
-    // to bench (listed ok before the cap, it failed bench-csv's count).
-    if (cmd == 0) return cmd_list();
+    // Every command runs after the peers' caps took effect: under
+    // XFBENCH_MAX_ISA=avx2 on an AVX512_BF16 CPU, oneDNN's bf16 matmul is as
+    // unavailable to list as to bench (listed ok before the cap, it failed
+    // bench-csv's count).
+    if (!cmd->needs_machine) return cmd->run(&o, NULL);
     validate_selection(&o);
 #ifdef _OPENMP
     omp_set_num_threads(o.threads);
@@ -761,7 +789,5 @@ int xf_main(int argc, char **argv)
     xf_machine_read(&m);
     best_machine = &m;
     if (!o.grid) refuse_oversized_shape(&o, &m);
-    if (cmd == 1) return cmd_check(&o, &m);
-    if (cmd == 4) return cmd_peak(&m);
-    return cmd_bench(&o, &m, cmd == 3);
+    return cmd->run(&o, &m);
 }
