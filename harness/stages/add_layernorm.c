@@ -2,7 +2,6 @@
 #include "inputs.h"
 #include "stage.h"
 
-enum { F = 4, OUT = 4 + 8 + 8 };
 
 static int build(xf_instance *in, xf_rng *r)
 {
@@ -38,7 +37,7 @@ static void reference(xf_instance *in, double ulp)
 static double bytes_needed(const xf_case *c)
 {
     double elems = (double)c->batch * c->seq_q * xf_case_d_model(c);
-    return (c->dtype == XF_BF16 ? 2 * F + 2 * 2 + 16 : 2 * F + 16) * elems + OUT * elems;
+    return (c->dtype == XF_BF16 ? 2 * XF_F32_BYTES + 2 * 2 + 16 : 2 * XF_F32_BYTES + 16) * elems + XF_OUT_BYTES * elems;
 }
 
 static void describe(const xf_case *c, char *buf, size_t size)

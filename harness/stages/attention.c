@@ -2,7 +2,6 @@
 #include "inputs.h"
 #include "stage.h"
 
-enum { F = 4, OUT = 4 + 8 + 8 };
 
 // The same draws rounded to bf16, in place (the reference reads the rounded
 // values), with bf16 copies in the same layout for the variant.
@@ -65,7 +64,8 @@ static void reference(xf_instance *in, double ulp)
 static double bytes_needed(const xf_case *c)
 {
     double d = xf_case_d_model(c), b = c->batch;
-    return (c->dtype == XF_BF16 ? F + 2 + 8 : F + 8) * 3 * d * b * (c->seq_q + c->seq_k) + OUT * b * c->seq_q * d + b * c->seq_k;
+    return (c->dtype == XF_BF16 ? XF_F32_BYTES + 2 + 8 : XF_F32_BYTES + 8) * 3 * d * b * (c->seq_q + c->seq_k) +
+           XF_OUT_BYTES * b * c->seq_q * d + b * c->seq_k;
 }
 
 static void case_of(const void *args, xf_case *c)

@@ -6,9 +6,6 @@
 
 #include "stage.h"
 
-// fp32 element, plus the fp64 reference value and bound of an output.
-enum { XF_F32_BYTES = 4, XF_OUT_BYTES = 4 + 8 + 8 };
-
 // Floats of one encoder layer's weights.
 double xf_encoder_weight_floats(double d, double d_ff);
 // The reference keeps every intermediate in fp64 with its variance, the

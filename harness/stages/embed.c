@@ -3,7 +3,6 @@
 #include "stage.h"
 
 // fp32 element, plus the fp64 reference value and bound of an output.
-enum { F = 4, OUT = 4 + 8 + 8 };
 
 static int build(xf_instance *in, xf_rng *r)
 {
@@ -32,7 +31,8 @@ static void reference(xf_instance *in, double ulp)
 
 static double bytes_needed(const xf_case *c)
 {
-    return (c->dtype == XF_BF16 ? F + 2 : F) * (double)c->vocab * xf_case_d_model(c) + (double)c->batch * c->seq_q * (F + OUT * xf_case_d_model(c));
+    return (c->dtype == XF_BF16 ? XF_F32_BYTES + 2 : XF_F32_BYTES) * (double)c->vocab * xf_case_d_model(c) +
+           (double)c->batch * c->seq_q * (XF_F32_BYTES + XF_OUT_BYTES * xf_case_d_model(c));
 }
 
 static void describe(const xf_case *c, char *buf, size_t size)

@@ -2,7 +2,6 @@
 #include "inputs.h"
 #include "stage.h"
 
-enum { F = 4, OUT = 4 + 8 + 8 };
 
 // n and k default to the packed QKV projection of d_model.
 static int out_features(const xf_case *c) { return c->n ? c->n : 3 * xf_case_d_model(c); }
@@ -41,7 +40,8 @@ static void reference(xf_instance *in, double ulp)
 static double bytes_needed(const xf_case *c)
 {
     double m = (double)c->batch * c->seq_q, n = out_features(c), k = in_features(c);
-    return (c->dtype == XF_BF16 ? F + 2 : F) * (m * k + n * k + n) + 8 * m * k + OUT * m * n;
+    return (c->dtype == XF_BF16 ? XF_F32_BYTES + 2 : XF_F32_BYTES) * (m * k + n * k + n) + 8 * m * k +
+           XF_OUT_BYTES * m * n;
 }
 
 static void describe(const xf_case *c, char *buf, size_t size)

@@ -3,7 +3,6 @@
 #include "stage.h"
 
 // fp32 element, plus the fp64 reference value and bound of an output.
-enum { F = 4, OUT = 4 + 8 + 8 };
 
 static int build(xf_instance *in, xf_rng *r)
 {
@@ -37,7 +36,8 @@ static void reference(xf_instance *in, double ulp)
 static double bytes_needed(const xf_case *c)
 {
     double rows = (double)c->batch * c->seq_q, d = xf_case_d_model(c);
-    return (c->dtype == XF_BF16 ? F + 2 : F) * (rows * d + (double)c->vocab * d) + 8 * rows * d + OUT * rows * c->vocab;
+    return (c->dtype == XF_BF16 ? XF_F32_BYTES + 2 : XF_F32_BYTES) * (rows * d + (double)c->vocab * d) + 8 * rows * d +
+           XF_OUT_BYTES * rows * c->vocab;
 }
 
 static void describe(const xf_case *c, char *buf, size_t size)

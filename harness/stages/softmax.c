@@ -4,7 +4,6 @@
 #include "inputs.h"
 #include "stage.h"
 
-enum { F = 4, OUT = 4 + 8 + 8 };
 
 static int build(xf_instance *in, xf_rng *r)
 {
@@ -34,7 +33,9 @@ static void reference(xf_instance *in, double ulp)
 
 static double bytes_needed(const xf_case *c)
 {
-    return (c->dtype == XF_BF16 ? F + 2 + OUT : F + OUT) * (double)c->batch * c->heads * c->seq_q * c->seq_k + (double)c->batch * c->seq_k;
+    return (c->dtype == XF_BF16 ? XF_F32_BYTES + 2 + XF_OUT_BYTES : XF_F32_BYTES + XF_OUT_BYTES) * (double)c->batch *
+               c->heads * c->seq_q * c->seq_k +
+           (double)c->batch * c->seq_k;
 }
 
 static void case_of(const void *args, xf_case *c)

@@ -15,6 +15,11 @@
 #include "../grid.h"
 #include "../rng.h"
 
+// Bytes a case needs, for the memory estimates (bytes_needed): an fp32
+// element, and an output (its fp32 value plus the fp64 reference value and
+// bound the check keeps).
+enum { XF_F32_BYTES = 4, XF_OUT_BYTES = 4 + 8 + 8 };
+
 typedef struct {
     // Which roof its %peak is against: 1, the bandwidth of the memory level
     // holding its bytes (it moves a few bytes per flop); 0, the FMA peak.
