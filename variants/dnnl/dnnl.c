@@ -239,6 +239,24 @@ static int mask_row(float *s, int n, float scale, const uint8_t *pad, int causal
     return any;
 }
 
+// Softmax in place over rows of scores s ((batch, heads, seq_q) rows of
+// seq_k): scaled and masked by mask_row, oneDNN's softmax (sm), then rows
+// with no visible key set to zeros instead of the NaN oneDNN gives them.
+static void masked_softmax(prim *sm, float *s, int batch, int heads, int seq_q, int seq_k, float scale,
+                           const uint8_t *key_pad, int causal)
+{
+    const size_t rows = (size_t)batch * heads * seq_q;
+    if (key_pad || causal || scale != 1.0f)
+        for (size_t r = 0; r < rows; r++) {
+            const int b = (int)(r / ((size_t)heads * seq_q)), i = (int)(r % seq_q);
+            mask_row(s + r * seq_k, seq_k, scale, key_pad ? key_pad + (size_t)b * seq_k : NULL, causal, i);
+        }
+    set(sm, 0, s), set(sm, 1, s);
+    exec(sm);
+    for (size_t r = 0; r < rows; r++)
+        if (isnan(s[r * seq_k])) memset(s + r * seq_k, 0, (size_t)seq_k * sizeof *s);
+}
+
 typedef struct {
     prim sm; // args: SRC, DST (both y: in place)
 } softmax_ctx;
@@ -278,20 +296,8 @@ static void softmax_run(const void *args, void *ctx)
 {
     const xf_softmax_args *a = args;
     softmax_ctx *c = ctx;
-    size_t rows = (size_t)a->batch * a->heads * a->seq_q;
-    memcpy(a->y, a->x, rows * a->seq_k * sizeof(float));
-    for (size_t r = 0; r < rows; r++) {
-        int b = (int)(r / ((size_t)a->heads * a->seq_q)), i = (int)(r % a->seq_q);
-        mask_row(a->y + r * a->seq_k, a->seq_k, a->scale, a->key_pad ? a->key_pad + (size_t)b * a->seq_k : NULL,
-                 a->causal, i);
-    }
-    set(&c->sm, 0, a->y);
-    set(&c->sm, 1, a->y);
-    exec(&c->sm);
-    for (size_t r = 0; r < rows; r++) { // rows with no visible key: zeros, not NaN
-        float *y = a->y + r * a->seq_k;
-        if (isnan(y[0])) memset(y, 0, (size_t)a->seq_k * sizeof *y);
-    }
+    memcpy(a->y, a->x, (size_t)a->batch * a->heads * a->seq_q * a->seq_k * sizeof(float));
+    masked_softmax(&c->sm, a->y, a->batch, a->heads, a->seq_q, a->seq_k, a->scale, a->key_pad, a->causal);
 }
 
 // ---- add_layernorm --------------------------------------------------------
@@ -410,19 +416,8 @@ static void attention_run(const void *args, void *ctx)
     attention_ctx *c = ctx;
     set(&c->qk, 0, a->q), set(&c->qk, 1, a->k);
     exec(&c->qk);
-    size_t rows = (size_t)a->batch * a->heads * a->seq_q;
-    if (a->key_pad || a->causal)
-        for (size_t r = 0; r < rows; r++) {
-            int b = (int)(r / ((size_t)a->heads * a->seq_q)), i = (int)(r % a->seq_q);
-            mask_row(c->s + r * a->seq_k, a->seq_k, 1.0f, a->key_pad ? a->key_pad + (size_t)b * a->seq_k : NULL,
-                     a->causal, i);
-        }
-    set(&c->sm, 0, c->s), set(&c->sm, 1, c->s);
-    exec(&c->sm);
-    for (size_t r = 0; r < rows; r++) {
-        float *s = c->s + r * a->seq_k;
-        if (isnan(s[0])) memset(s, 0, (size_t)a->seq_k * sizeof *s);
-    }
+    // (the 1/sqrt(dk) scale is the Q K^T matmul's)
+    masked_softmax(&c->sm, c->s, a->batch, a->heads, a->seq_q, a->seq_k, 1.0f, a->key_pad, a->causal);
     set(&c->pv, 1, a->v), set(&c->pv, 2, a->out);
     exec(&c->pv);
 }
