@@ -196,53 +196,45 @@ static const xf_act *stack_input(xf_exec *ex, const xf_forward_args *a, const xf
     return compact(ex, r, d, x);
 }
 
-// A stack of layers on compact rows: two ping-pong buffers, the result in
-// the last one written (or the final norm's).
-typedef struct {
-    const xf_act *x;
-    xf_act *buf[2];
-} stack;
-
-static xf_act *next_buffer(stack *s) { return s->x == s->buf[0] ? s->buf[1] : s->buf[0]; }
+// A stack of layers on compact rows x (the decoder's when memory is given:
+// rows attend to src's memory) in two ping-pong buffers, then the final
+// norm if there is one; the result scattered to out and returned compact.
+static const xf_act *layer_stack(xf_exec *ex, const xf_forward_args *a, const xf_rows *rows, const xf_rows *src,
+                                 const xf_act *x, const xf_act *memory, xf_act *out)
+{
+    const int d = a->heads * a->dk, decoder = memory != NULL;
+    xf_act *const buf[2] = {xf_act_buffer(ex, (size_t)rows->n * d), xf_act_buffer(ex, (size_t)rows->n * d)};
+    for (int l = 0; l < (decoder ? a->dec_layers : a->enc_layers); l++) {
+        xf_act *y = x == buf[0] ? buf[1] : buf[0];
+        if (decoder)
+            decoder_layer(ex, rows, src, a->heads, a->dk, a->d_ff, x, memory, &a->dec[l], y);
+        else
+            encoder_layer(ex, rows, a->heads, a->dk, a->d_ff, x, &a->enc[l], y);
+        x = y;
+    }
+    const xf_norm_weights *norm = decoder ? &a->dec_norm : &a->enc_norm;
+    if (norm->gamma) {
+        xf_act *y = x == buf[0] ? buf[1] : buf[0];
+        XF_PART(final_norm)(ex, rows->n, d, norm, x, y);
+        x = y;
+    }
+    XF_PART(rows_scatter)(rows, d, x, out);
+    return x;
+}
 
 const xf_act *XF_PART(encoder_stack)(xf_exec *ex, const xf_forward_args *a, const xf_rows *src)
 {
-    const int d = a->heads * a->dk;
-    stack s = {stack_input(ex, a, src, a->src_ids, a->src_table, a->XF_ACT(src_x)),
-               {xf_act_buffer(ex, (size_t)src->n * d), xf_act_buffer(ex, (size_t)src->n * d)}};
-    for (int l = 0; l < a->enc_layers; l++) {
-        xf_act *y = next_buffer(&s);
-        encoder_layer(ex, src, a->heads, a->dk, a->d_ff, s.x, &a->enc[l], y);
-        s.x = y;
-    }
-    if (a->enc_norm.gamma) {
-        xf_act *y = next_buffer(&s);
-        XF_PART(final_norm)(ex, src->n, d, &a->enc_norm, s.x, y);
-        s.x = y;
-    }
-    XF_PART(rows_scatter)(src, d, s.x, a->XF_ACT(memory));
-    return s.x;
+    const xf_act *x = stack_input(ex, a, src, a->src_ids, a->src_table, a->XF_ACT(src_x));
+    return layer_stack(ex, a, src, src, x, NULL, a->XF_ACT(memory));
 }
 
 static void forward(xf_exec *ex, const xf_forward_args *a)
 {
-    const int d = a->heads * a->dk;
     const xf_rows src = xf_rows_of(ex, a->batch, a->seq_s, a->src_pad);
     const xf_rows tgt = xf_rows_of(ex, a->batch, a->seq_t, a->tgt_pad);
     const xf_act *memory = XF_PART(encoder_stack)(ex, a, &src);
-    stack s = {stack_input(ex, a, &tgt, a->tgt_ids, a->tgt_table, a->XF_ACT(tgt_x)),
-               {xf_act_buffer(ex, (size_t)tgt.n * d), xf_act_buffer(ex, (size_t)tgt.n * d)}};
-    for (int l = 0; l < a->dec_layers; l++) {
-        xf_act *y = next_buffer(&s);
-        decoder_layer(ex, &tgt, &src, a->heads, a->dk, a->d_ff, s.x, memory, &a->dec[l], y);
-        s.x = y;
-    }
-    if (a->dec_norm.gamma) {
-        xf_act *y = next_buffer(&s);
-        XF_PART(final_norm)(ex, tgt.n, d, &a->dec_norm, s.x, y);
-        s.x = y;
-    }
-    XF_PART(rows_scatter)(&tgt, d, s.x, a->XF_ACT(y));
+    const xf_act *x = stack_input(ex, a, &tgt, a->tgt_ids, a->tgt_table, a->XF_ACT(tgt_x));
+    layer_stack(ex, a, &tgt, &src, x, memory, a->XF_ACT(y));
 }
 
 void XF_PART(dispatch)(xf_exec *ex, xf_stage stage, const void *args)
