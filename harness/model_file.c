@@ -386,12 +386,7 @@ int xf_instance_decode_file(xf_instance *in, char *err, size_t err_size)
                 return ERR("--decode: tgt_key_padding_mask of sequence %d is not trailing (position %d is padding,"
                            " %d is not): a decoded sequence cannot resume after its end", b, t - 1, t);
     xf_generate_args *a = &in->args.generate;
-    *a = (xf_generate_args){.batch = f.batch, .seq_s = f.seq_s, .steps = f.seq_t, .heads = f.heads, .dk = f.dk,
-                            .d_ff = f.d_ff, .enc_layers = f.enc_layers, .dec_layers = f.dec_layers,
-                            .src_x = f.src_x, .tgt_x = f.tgt_x, .enc = f.enc, .dec = f.dec,
-                            .enc_norm = f.enc_norm, .dec_norm = f.dec_norm, .src_pad = f.src_pad,
-                            .tgt_pad = f.tgt_pad, .memory = f.memory, .y = f.y, .dtype = f.dtype,
-                            .src_x16 = f.src_x16, .tgt_x16 = f.tgt_x16, .memory16 = f.memory16, .y16 = f.y16};
+    *a = xf_generate_of_forward(&f);
     in->c.stage = XF_GENERATE;
     in->flops = xf_generate_flops(a), in->bytes = xf_generate_bytes(a);
     in->useful_flops = xf_generate_useful_flops(a);
@@ -404,9 +399,7 @@ int xf_instance_decode_file(xf_instance *in, char *err, size_t err_size)
 static xf_forward_args pass_of(const xf_instance *in)
 {
     if (in->c.stage != XF_GENERATE) return in->args.forward;
-    const xf_generate_args *g = &in->args.generate;
-    return (xf_forward_args){.batch = g->batch, .seq_s = g->seq_s, .seq_t = g->steps, .heads = g->heads,
-                             .dk = g->dk, .src_pad = g->src_pad, .tgt_pad = g->tgt_pad};
+    return xf_forward_of_generate(&in->args.generate);
 }
 
 int xf_compare_with_torch(const xf_st *st, const xf_instance *in, const char *variant, FILE *out)

@@ -215,9 +215,8 @@ static cost decode_cost(int batch, int heads, int dk, int d_ff, int pos, int seq
 static cost generate_cost(const xf_generate_args *a)
 {
     const int d = a->heads * a->dk;
-    xf_forward_args enc = {.batch = a->batch, .seq_s = a->seq_s, .heads = a->heads, .dk = a->dk,
-                           .d_ff = a->d_ff, .enc_layers = a->enc_layers, .src_ids = a->src_ids,
-                           .enc_norm = a->enc_norm, .src_pad = a->src_pad, .dtype = a->dtype};
+    xf_forward_args enc = xf_forward_of_generate(a); // the encoder's part: no target, no decoder
+    enc.seq_t = 0, enc.dec_layers = 0, enc.tgt_ids = NULL, enc.tgt_pad = NULL, enc.dec_norm = (xf_norm_weights){0};
     cost c = forward_cost(&enc);
     for (int l = 0; l < a->dec_layers; l++)
         add_linear_rows(&c, a->batch * a->seq_s, real_rows(a->src_pad, a->batch, a->seq_s), 2 * d, d);

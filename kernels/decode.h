@@ -87,6 +87,13 @@ void xf_ref_decode_layer_d(const xf_decode_layer_args *a, const double *x, const
                            double math_ulp, double *y, double *yvar);
 // fp64 reference of generate, teacher-forced: the full pass (causal
 // decoder) on tgt_ids, then the logits; each output with its variance.
+// The full pass a teacher-forced generation computes (its target the
+// `steps` tokens), and the generation of a pass's target: every field the
+// two share, in one place (kernels/decode_shape.c). Generation's own
+// fields (greedy, tokens, logits) are left 0.
+xf_forward_args xf_forward_of_generate(const xf_generate_args *g);
+xf_generate_args xf_generate_of_forward(const xf_forward_args *f);
+
 void xf_ref_generate_d(const xf_generate_args *a, double math_ulp, double *memory, double *memvar,
                        double *y, double *yvar, double *logits, double *logitvar);
 

@@ -87,11 +87,8 @@ void XF_PART(generate)(xf_exec *ex, const xf_generate_args *a)
 {
     const int d = a->heads * a->dk, B = a->batch, L = a->dec_layers;
     const size_t src_rows = (size_t)B * a->seq_s, row = 2 * (size_t)d;
-    xf_forward_args enc = {.batch = B, .seq_s = a->seq_s, .heads = a->heads, .dk = a->dk, .d_ff = a->d_ff,
-                           .enc_layers = a->enc_layers, .vocab = a->vocab, .src_ids = a->src_ids,
-                           .src_table = a->src_table, .XF_ACT(src_x) = a->XF_ACT(src_x), .enc = a->enc,
-                           .enc_norm = a->enc_norm, .src_pad = a->src_pad, .XF_ACT(memory) = a->XF_ACT(memory),
-                           .dtype = XF_ACT_DTYPE};
+    xf_forward_args enc = xf_forward_of_generate(a); // for the encoder stack
+    enc.dtype = XF_ACT_DTYPE;
     const xf_rows src = xf_rows_of(ex, B, a->seq_s, a->src_pad);
     const xf_act *memory = XF_PART(encoder_stack)(ex, &enc, &src);
     xf_act *kv_compact = xf_act_buffer(ex, (size_t)src.n * row);
