@@ -268,10 +268,9 @@ typedef struct {
     int passed, failed, skipped;
 } tally;
 
-// --out: the forward pass's outputs as safetensors ("memory", "output").
-// --out: the pass's outputs, with the variant's verdict in the metadata
-// ("passed", or "failed: " and why), so a file is never taken for a
-// correct result it is not.
+// --out: the forward pass's outputs as safetensors ("memory", "output"),
+// with the variant's verdict in the metadata ("passed", or "failed: " and
+// why), so a file is never taken for a correct result it is not.
 static void write_outputs(const char *path, const xf_instance *in, const char *variant,
                           const xf_check_result *verdict, const xf_machine *m)
 {
