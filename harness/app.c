@@ -126,7 +126,8 @@ static int select_entries(xf_stage stage, const xf_options *o, entry *out, int m
         n < max) {
         entry *e = &out[n++];
         memset(e, 0, sizeof *e);
-        xf_best_ops(&e->r.ops, best_machine, o->shape.pad, o->shape.dtype, o->threads, o->retune);
+        const xf_best_settings how = {o->shape.pad, o->shape.dtype, o->threads, o->retune, o->tune_time};
+        xf_best_ops(&e->r.ops, best_machine, &how);
         e->r.resolve = xf_best_resolve;
         e->r.name = "best";
         e->cflags = "the fastest checked whole pass on this machine: per-call winners composed, or a family's own"

@@ -4,7 +4,7 @@
 // fastest, and minutes at these sizes; a candidate only where nothing else
 // can run the stage) is prepared, checked against the fp64 reference on a
 // generated instance of the shape, and raced (below: three rounds of >= 3
-// calls and >= 0.05 s each); the winner is printed with the others' times
+// calls and >= --tune-time, 0.05 s, each); the winner is printed with the others' times
 // and appended to the cache. The cache's first line
 // names the build (commit, compiler, families) and machine (CPU, ISA,
 // XFBENCH_MAX_ISA cap): if it differs, the file is started afresh.
@@ -55,6 +55,7 @@ static struct {
     xf_pad pad;
     xf_dtype dtype;
     int threads, loaded, retune;
+    double tune_s;
     char path[512], fingerprint[700];
     choice *c; // every cached choice (n of them, room for cap)
     int n, cap;
@@ -318,7 +319,7 @@ static const xf_variant *tune(xf_stage stage, const xf_case *c, const char *key)
             xf_check_run(&r->r, &in, &res);
             r->passed = res.passed;
         }
-    const xf_timer_opts to = {0.05, 3, 0};
+    const xf_timer_opts to = {best.tune_s, 3, 0};
     race(rc, n, &in, &to, key);
     double median_ns[MAX_RACERS];
     const int win = choose(rc, n, median_ns);
@@ -436,7 +437,7 @@ int xf_best_resolve(xf_runner *r, xf_instance *in)
         xf_check_run(&p[i].r, race_in, &res);
         p[i].passed = res.passed;
     }
-    const xf_timer_opts to = {0.3, 1, 1};
+    const xf_timer_opts to = {6 * best.tune_s, 1, 1};
     race(p, n, race_in, &to, key);
     if (short_race) xf_instance_free(&shorter);
     double median_ns[MAX_RACERS];
@@ -453,10 +454,11 @@ int xf_best_resolve(xf_runner *r, xf_instance *in)
     return ops_of(name, stage, &r->ops);
 }
 
-void xf_best_ops(xf_ops *ops, const xf_machine *m, xf_pad pad, xf_dtype dtype, int threads, int retune)
+void xf_best_ops(xf_ops *ops, const xf_machine *m, const xf_best_settings *how)
 {
     memset(ops, 0, sizeof *ops);
-    best.m = m, best.pad = pad, best.dtype = dtype, best.threads = threads, best.retune = retune;
+    best.m = m, best.pad = how->pad, best.dtype = how->dtype, best.threads = how->threads;
+    best.retune = how->retune, best.tune_s = how->tune_s;
     ops->pick = pick;
     ops->pick_math_ulp = 0.0;
     for (int f = 0; f < xf_registry_count(); f++)

@@ -9,12 +9,17 @@
 #include "machine.h"
 #include "runner.h"
 
-// Fills ops so that compose picks per call. pad: the key padding pattern of
-// the compound case (the attention calls are tuned with it); dtype: the
-// case's (only variants and families of that dtype compete); threads: the
-// run's thread count; retune: ignore the cached choices (those made now
-// replace them).
-void xf_best_ops(xf_ops *ops, const xf_machine *m, xf_pad pad, xf_dtype dtype, int threads, int retune);
+// How best tunes for one run.
+typedef struct {
+    xf_pad pad;     // the key padding pattern of the compound case (the attention calls are tuned with it)
+    xf_dtype dtype; // the case's: only variants and families of that dtype compete
+    int threads;    // the run's thread count
+    int retune;     // ignore the cached choices (those made now replace them)
+    double tune_s;  // seconds per candidate and round racing a call (--tune-time); a whole pass gets 6x
+} xf_best_settings;
+
+// Fills ops so that compose picks per call.
+void xf_best_ops(xf_ops *ops, const xf_machine *m, const xf_best_settings *how);
 // The runner's resolve for best (runner.h): the per-call composition and
 // every family's own pass, each checked and timed as a whole pass on this
 // instance, the fastest kept (and cached); -1 if none passed.

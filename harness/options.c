@@ -54,6 +54,7 @@ void xf_options_parse(int argc, char **argv, xf_options *o)
     o->variants = NULL;
     o->threads = 1;
     o->min_time = 0.5;
+    o->tune_time = 0.05;
     o->min_reps = 5;
     o->rounds = 1;
     o->order_seed = 1;
@@ -117,6 +118,7 @@ void xf_options_parse(int argc, char **argv, xf_options *o)
         else if (!strcmp(opt, "--jsonl")) o->jsonl = val;
         else if (!strcmp(opt, "--strict")) o->strict = parse_int(opt, val, 0, 1);
         else if (!strcmp(opt, "--retune")) o->retune = parse_int(opt, val, 0, 1);
+        else if (!strcmp(opt, "--tune-time")) o->tune_time = parse_double(opt, val, 0.0, 60.0);
         else if (!strcmp(opt, "--rounds")) o->rounds = parse_int(opt, val, 1, 10000);
         else if (!strcmp(opt, "--order-seed")) o->order_seed = (uint64_t)parse_int(opt, val, 0, INT_MAX);
         else if (!strcmp(opt, "--weights")) o->weights = val;
@@ -211,7 +213,9 @@ void xf_usage(const char *command)
              "  --rounds R (1)  time the selected variants in R rounds, each in a fresh random order; ratios\n"
              "      between variants are medians of per-round ratios  --order-seed N (1)  seeds those orders\n"
              "  --strict 0|1 (0)  1: a case timed while the machine was contended is not recorded; exit 3\n"
-             "  --retune 0|1 (0)  1: --variant best tunes again instead of using its cached choices");
+             "  --retune 0|1 (0)  1: --variant best tunes again instead of using its cached choices\n"
+             "  --tune-time S (0.05)  --variant best: seconds per candidate and round racing a call\n"
+             "      (a whole pass: 6x); shorter tunes faster and chooses on fewer samples");
 }
 
 int xf_list_next(const char **p, char *item, size_t size)

@@ -16,6 +16,7 @@ typedef struct {
     const char *jsonl;     // bench/forward: append one JSON object per case here
     int strict;            // bench/forward: contended cases are not recorded; exit 3
     int retune;            // --variant best: ignore the cached choices
+    double tune_time;      // --variant best: seconds per candidate and round when tuning a call
     int rounds;            // bench/forward: interleaved rounds of the selected variants
     uint64_t order_seed;   // the rounds' random orders
     const char *weights;   // forward: nn.Transformer weights (safetensors)

@@ -7,6 +7,7 @@
 # build or machine is started afresh. generate --variant best keys a
 # decode step's self-attention by classes of cache depth (powers of two),
 # not by depth.
+# (--tune-time 0.002: what is tested here is the tuning's logic, not its choices.)
 # Usage: best_of.sh path/to/xfbench
 set -u
 bin=$1
@@ -14,7 +15,7 @@ fail() { echo "FAILED: $*"; exit 1; }
 XDG_CACHE_HOME=$(mktemp -d)
 export XDG_CACHE_HOME
 trap 'rm -rf "$XDG_CACHE_HOME"' EXIT
-run() { "$bin" forward --variant best --layers 1 --seq 9 --heads 2 --dk 16 --min-time 0 --min-reps 1 "$@"; }
+run() { "$bin" forward --variant best --layers 1 --seq 9 --heads 2 --dk 16 --min-time 0 --min-reps 1 --tune-time 0.002 "$@"; }
 out=$(run) || fail "first run: $out"
 cache=$XDG_CACHE_HOME/xfbench/best.txt
 [ -s "$cache" ] || fail "no cache written at $cache"
@@ -38,7 +39,7 @@ out=$(run) || fail "third run: $out"
 head -n 1 "$cache" | grep -q other-commit && fail "the stale cache was not rewritten"
 # Decoding: 9 steps are cache depths 1..9, keyed as the classes 1, 2, 4, 8, 16.
 out=$("$bin" bench --stage generate --batch 2 --seq-k 5 --steps 9 --layers 1 --heads 2 --dk 16 --vocab 50 \
-    --variant best --min-time 0 --min-reps 1 2>&1) || fail "generate best: $out"
+    --variant best --min-time 0 --min-reps 1 --tune-time 0.002 2>&1) || fail "generate best: $out"
 printf '%s\n' "$out" | grep -q '^generate  *best .* ok (err/bound' || fail "best generate not checked ok: $out"
 depths=$(grep '^attention .* sq=1 ' "$cache" | sed 's/.* sk=\([0-9]*\) .*/\1/' | sort -n | tr '\n' ' ')
 [ "$depths" = "1 2 4 8 16 " ] || fail "decode attention keyed by depths '$depths', not the classes 1 2 4 8 16"
