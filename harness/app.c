@@ -19,7 +19,7 @@
 #include "options.h"
 #include "registry.h"
 #include "report.h"
-#include "rng.h"
+#include "rounds.h"
 #include "stats.h"
 #include "stages/stage.h"
 #include "../variants/isa/blocking.h"
@@ -89,6 +89,12 @@ static int in_list(const char *list, const char *name)
     for (const char *p = list; xf_list_next(&p, item, sizeof item);)
         if (!strcmp(item, name)) return 1;
     return 0;
+}
+
+// --stage: a stage named, "all", or "primitives" (every primitive stage).
+static int stage_selected(const xf_options *o, int s)
+{
+    return in_list(o->stages, xf_stage_name((xf_stage)s)) || (s < XF_FIRST_COMPOUND && in_list(o->stages, "primitives"));
 }
 
 static const xf_machine *best_machine; // set by xf_main before any selection
@@ -164,6 +170,7 @@ static void validate_selection(const xf_options *o)
     const xf_dtype dt = o->shape.dtype;
     stages_of_dtype(dt, have, sizeof have);
     for (const char *p = o->stages; strcmp(o->stages, "all") && xf_list_next(&p, name, sizeof name);) {
+        if (!strcmp(name, "primitives")) continue;
         const int s = xf_stage_from_name(name);
         if (s < 0) xf_die_usage("unknown stage '%s' (see 'xfbench list')", name);
         if (dt != XF_F32 && !stage_has_dtype(s, dt))
@@ -189,7 +196,7 @@ static void validate_selection(const xf_options *o)
     for (const char *p = o->variants; xf_list_next(&p, name, sizeof name);) {
         int found = 0;
         for (int s = 0; s < XF_NSTAGES && !found; s++) {
-            if (!in_list(o->stages, xf_stage_name((xf_stage)s))) continue;
+            if (!stage_selected(o, s)) continue;
             found = xf_registry_find_family(name) != NULL ||
                     (s < XF_FIRST_COMPOUND && xf_registry_find((xf_stage)s, name) != NULL) ||
                     (s >= XF_FIRST_COMPOUND && !strcmp(name, "best"));
@@ -251,7 +258,7 @@ static void refuse_oversized(const xf_case *c, const xf_machine *m)
 static void refuse_oversized_shape(const xf_options *o, const xf_machine *m)
 {
     for (int s = 0; s < XF_NSTAGES; s++) {
-        if (!in_list(o->stages, xf_stage_name((xf_stage)s))) continue;
+        if (!stage_selected(o, s)) continue;
         xf_case c = xf_case_of_stage(&o->shape, (xf_stage)s);
         refuse_oversized(&c, m);
     }
@@ -352,14 +359,14 @@ static void check_case(const xf_case *c, entry *es, int n, const xf_machine *m, 
     if (have_f32) xf_instance_free(&f32);
 }
 
-enum { MAX_ENTRIES = 64 };
+enum { MAX_ENTRIES = XF_ROUNDS_MAX }; // entries of one stage: timed in one run of rounds
 
 static int cmd_check(const xf_options *o, const xf_machine *m)
 {
     tally t = {0, 0, 0};
     int selected = 0;
     for (int s = 0; s < XF_NSTAGES; s++) {
-        if (!in_list(o->stages, xf_stage_name((xf_stage)s))) continue;
+        if (!stage_selected(o, s)) continue;
         entry es[MAX_ENTRIES];
         int n = select_entries((xf_stage)s, o, es, MAX_ENTRIES);
         if (!n) continue;
@@ -463,82 +470,101 @@ static void print_round_ratios(entry *es, const int *ok, int n, double *const *n
     free(t);
 }
 
-// Checks every entry on one instance, then times the ones that passed in
-// o->rounds rounds, each in a fresh random order (seeded): drift over the
-// run then hits every variant alike. The forward command also prints the
-// per-stage breakdown and compares with PyTorch's outputs stored in the
-// weights file, which is part of the verdict (a mismatch fails the entry:
-// it is not timed); --out writes the outputs with that verdict.
-static void bench_instance(xf_instance *in, entry *es, int n, const xf_options *o,
-                           const xf_machine *m, sink *out, int breakdown, const xf_st *st, tally *t)
+// One entry's verdict on the instance, before anything is written or
+// timed: the fp64 reference's check, then (forward --weights) the outputs
+// PyTorch stored in the file. --out writes the outputs with that verdict;
+// a failure prints and records a row without a time. 1: passed, prepared
+// and ready to time (released by the caller); 0: skipped or failed.
+static int settle_entry(entry *e, xf_instance *in, const xf_options *o, const xf_machine *m, sink *out,
+                        const xf_st *st, xf_check_result *res, tally *t)
 {
     const xf_stage s = in->c.stage;
     char desc[256];
     xf_case_describe(&in->c, desc, sizeof desc);
+    if (e->unavailable) {
+        printf("%-13s %-24s %-44s unavailable: %s\n", xf_stage_name(s), e->r.name, desc, e->unavailable);
+        t->skipped++;
+        return 0;
+    }
+    if (e->note[0]) printf("note: %s %s: %s\n", xf_stage_name(s), e->r.name, e->note);
+    if (xf_runner_prepare(&e->r, in) != 0) {
+        printf("%-13s %-24s %-44s prepare refused this shape\n", xf_stage_name(s), e->r.name, desc);
+        xf_runner_release(&e->r);
+        t->skipped++;
+        return 0;
+    }
+    xf_check_run(&e->r, in, res);
+    if (st && xf_compare_with_torch(st, in, e->r.name, stdout) != 0 && res->passed) {
+        res->passed = 0;
+        snprintf(res->why, sizeof res->why, "the outputs differ from PyTorch's stored in the file");
+    }
+    if (o->out) write_outputs(o->out, in, e->r.name, res, m);
+    if (res->passed) {
+        t->passed++;
+        return 1;
+    }
+    // Never a speed for a wrong result.
+    char comp[512];
+    composition_of(&e->r, s, comp, sizeof comp);
+    xf_row_rates rates = {.roof = XF_ROOF_FMA, .pct_peak = -1, .useful_pct_peak = -1, .composition = comp};
+    printf("%-13s %-24s %-44s FAILED CHECK, not timed: %s\n", xf_stage_name(s), e->r.name, desc, res->why);
+    xf_report_row(out->csv, out->jsonl, in, e->r.name, e->cflags, o->threads, res, NULL, e->r.prepare_ns, &rates, m,
+                  NULL);
+    t->failed++;
+    xf_runner_release(&e->r);
+    return 0;
+}
+
+// What bench's rounds (harness/rounds.h) time: the entries that passed;
+// each round's median kept per entry for the ratios.
+typedef struct {
+    entry *es;
+    int n;
+    xf_instance *in;
+    const xf_check_result *res;
+    const xf_options *o;
+    const xf_machine *m;
+    sink *out;
+    int breakdown;
+    double **ns; // [entry][round] medians
+} bench_rounds;
+
+static void print_round_order(void *ctx, int round, const int *order, int *live)
+{
+    const bench_rounds *b = ctx;
+    if (b->o->rounds < 2) return;
+    printf("# round %d of %d, order:", round + 1, b->o->rounds);
+    for (int k = 0; k < b->n; k++)
+        if (live[order[k]]) printf(" %s", b->es[order[k]].r.name);
+    printf("\n");
+}
+
+static void time_in_round(void *ctx, int i, int round)
+{
+    const bench_rounds *b = ctx;
+    xf_timing tm;
+    time_entry(&b->es[i], b->in, &b->res[i], b->o, b->m, b->out, b->breakdown, &tm);
+    b->ns[i][round] = tm.median_ns;
+    xf_timing_free(&tm);
+}
+
+// Every entry's verdict on one instance, then the ones that passed timed
+// in o->rounds interleaved rounds (seeded orders) and, with rounds, their
+// speeds relative to one another. The forward command also prints the
+// per-stage breakdown and compares with the model file's PyTorch outputs.
+static void bench_instance(xf_instance *in, entry *es, int n, const xf_options *o,
+                           const xf_machine *m, sink *out, int breakdown, const xf_st *st, tally *t)
+{
     int ok[MAX_ENTRIES] = {0};
     xf_check_result res[MAX_ENTRIES];
-    for (int i = 0; i < n; i++) {
-        entry *e = &es[i];
-        if (e->unavailable) {
-            printf("%-13s %-24s %-44s unavailable: %s\n", xf_stage_name(s), e->r.name, desc, e->unavailable);
-            t->skipped++;
-            continue;
-        }
-        if (e->note[0]) printf("note: %s %s: %s\n", xf_stage_name(s), e->r.name, e->note);
-        if (xf_runner_prepare(&e->r, in) != 0) {
-            printf("%-13s %-24s %-44s prepare refused this shape\n", xf_stage_name(s), e->r.name, desc);
-            xf_runner_release(&e->r);
-            t->skipped++;
-            continue;
-        }
-        // One verdict per entry, before anything is written or timed: the
-        // fp64 reference's check, then (forward --weights) the outputs
-        // PyTorch stored in the file.
-        xf_check_run(&e->r, in, &res[i]);
-        if (st && xf_compare_with_torch(st, in, e->r.name, stdout) != 0 && res[i].passed) {
-            res[i].passed = 0;
-            snprintf(res[i].why, sizeof res[i].why, "the outputs differ from PyTorch's stored in the file");
-        }
-        if (o->out) write_outputs(o->out, in, e->r.name, &res[i], m);
-        if (!res[i].passed) {
-            // Never a speed for a wrong result.
-            char comp[512];
-            composition_of(&e->r, s, comp, sizeof comp);
-            xf_row_rates rates = {.roof = XF_ROOF_FMA, .pct_peak = -1, .useful_pct_peak = -1, .composition = comp};
-            printf("%-13s %-24s %-44s FAILED CHECK, not timed: %s\n", xf_stage_name(s), e->r.name, desc, res[i].why);
-            xf_report_row(out->csv, out->jsonl, in, e->r.name, e->cflags, o->threads, &res[i], NULL, e->r.prepare_ns,
-                          &rates, m, NULL);
-            t->failed++;
-            xf_runner_release(&e->r);
-            continue;
-        }
-        ok[i] = 1;
-        t->passed++;
-    }
     double *ns[MAX_ENTRIES] = {0};
-    int order[MAX_ENTRIES];
-    for (int i = 0; i < n; i++) order[i] = i, ns[i] = ok[i] ? calloc((size_t)o->rounds, sizeof *ns[i]) : NULL;
-    xf_rng rng = {o->order_seed ^ ((uint64_t)s << 32)};
-    for (int round = 0; round < o->rounds; round++) {
-        // Fisher-Yates: a fresh order each round, the same for the same seed.
-        for (int i = n - 1; o->rounds > 1 && i > 0; i--) {
-            int j = (int)(xf_rng_next(&rng) % (uint64_t)(i + 1)), x = order[i];
-            order[i] = order[j], order[j] = x;
-        }
-        if (o->rounds > 1) {
-            printf("# round %d of %d, order:", round + 1, o->rounds);
-            for (int i = 0; i < n; i++)
-                if (ok[order[i]]) printf(" %s", es[order[i]].r.name);
-            printf("\n");
-        }
-        for (int i = 0; i < n; i++) {
-            if (!ok[order[i]]) continue;
-            xf_timing tm;
-            time_entry(&es[order[i]], in, &res[order[i]], o, m, out, breakdown, &tm);
-            ns[order[i]][round] = tm.median_ns;
-            xf_timing_free(&tm);
-        }
+    for (int i = 0; i < n; i++) {
+        ok[i] = settle_entry(&es[i], in, o, m, out, st, &res[i], t);
+        if (ok[i]) ns[i] = calloc((size_t)o->rounds, sizeof *ns[i]);
     }
+    bench_rounds b = {es, n, in, res, o, m, out, breakdown, ns};
+    const xf_round_steps steps = {print_round_order, time_in_round, &b};
+    xf_rounds_run(n, o->rounds, o->order_seed ^ ((uint64_t)in->c.stage << 32), ok, &steps);
     print_round_ratios(es, ok, n, ns, o->rounds);
     for (int i = 0; i < n; i++) {
         free(ns[i]);
@@ -684,7 +710,7 @@ static int cmd_bench(const xf_options *o, const xf_machine *m, int breakdown)
         xf_st_free(&st);
     } else {
         for (int s = 0; s < XF_NSTAGES; s++)
-            if (in_list(o->stages, xf_stage_name((xf_stage)s)))
+            if (stage_selected(o, s))
                 bench_stage((xf_stage)s, o, m, &out, breakdown, &any, &t);
     }
     if (out.csv) fclose(out.csv);

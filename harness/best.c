@@ -18,7 +18,7 @@
 // are each checked and timed as whole passes on the instance itself, and
 // the fastest is kept (cached under the compound stage's key, "pass").
 // Calls and passes alike are raced (race, choose): prepared and checked,
-// then timed in interleaved rounds, each in a rotated order; the fastest
+// then timed in interleaved rounds (harness/rounds.h); the fastest
 // median wins unless a candidate listed before it is level with it within
 // the 95% interval of their ratio (rounds bootstrapped whole, as compare
 // does), which then wins: timed one after the other, a burst of noise on
@@ -40,6 +40,7 @@
 #include "peak.h"
 #include "registry.h"
 #include "report.h"
+#include "rounds.h"
 #include "stages/stage.h"
 #include "stats.h"
 #include "timer.h"
@@ -161,7 +162,7 @@ static int naive_needed(xf_stage stage)
     return 1;
 }
 
-enum { MAX_RACERS = 24, ROUNDS = 3 };
+enum { MAX_RACERS = 24, ROUNDS = 3 }; // MAX_RACERS <= XF_ROUNDS_MAX
 
 // A candidate in a race: a call's variant or a whole pass, prepared and
 // checked once, then timed in every round.
@@ -204,41 +205,62 @@ static double racer_median(const racer *r);
 // and a pass of seconds raced to the end by every family is minutes.
 #define RACE_PRUNE 1.3
 
-// The passed racers timed in ROUNDS interleaved rounds, each round in a
-// rotated order, at least min_time_s and min_reps calls per racer and
-// round (passes: one call, no warm-up: the check and the rounds before
+// A race's rounds (harness/rounds.h): its racers, the timer's settings
+// and the progress count.
+typedef struct {
+    racer *c;
+    int n, live, done;
+    xf_instance *in;
+    const xf_timer_opts *to;
+    const char *what;
+    double t0;
+} race_rounds;
+
+// After the first round the clearly slower are out.
+static void prune_slower(void *ctx, int round, const int *order, int *live)
+{
+    race_rounds *rr = ctx;
+    (void)order;
+    if (round != 1) return;
+    double fastest = 0.0;
+    for (int i = 0; i < rr->n; i++)
+        if (live[i] && rr->c[i].n && (fastest == 0.0 || racer_median(&rr->c[i]) < fastest))
+            fastest = racer_median(&rr->c[i]);
+    for (int i = 0; i < rr->n; i++)
+        if (live[i] && racer_median(&rr->c[i]) > RACE_PRUNE * fastest) live[i] = 0, rr->c[i].pruned = 1, rr->live--;
+}
+
+static void time_racer(void *ctx, int i, int round)
+{
+    race_rounds *rr = ctx;
+    racer *r = &rr->c[i];
+    if (!r->passed) return; // out since it could not keep its samples
+    xf_timing t = {0};
+    xf_time(&r->r, rr->in, rr->to, &t);
+    double *grown = realloc(r->x, (size_t)(r->n + t.reps) * sizeof *grown);
+    if (grown) {
+        r->x = grown, r->starts[round] = r->n;
+        memcpy(r->x + r->n, t.samples, (size_t)t.reps * sizeof *grown);
+        r->n += t.reps;
+    } else {
+        r->passed = 0; // cannot keep its samples: out of the race
+    }
+    xf_timing_free(&t);
+    progress(rr->what, ++rr->done, rr->live * ROUNDS, rr->t0);
+}
+
+// The passed racers timed in ROUNDS interleaved rounds (seeded orders: the
+// same every run), at least to->min_time_s and min_reps calls per racer
+// and round (passes: one call, no warm-up: the check and the rounds before
 // warmed them); after the first round the clearly slower are dropped.
 static void race(racer *c, int n, xf_instance *in, const xf_timer_opts *to, const char *what)
 {
-    const double t0 = xf_now_ns();
-    int live = 0;
-    for (int i = 0; i < n; i++) live += c[i].passed;
-    for (int round = 0, done = 0; round < ROUNDS; round++) {
-        if (round == 1) {
-            double fastest = 0.0;
-            for (int i = 0; i < n; i++)
-                if (c[i].passed && c[i].n && (fastest == 0.0 || racer_median(&c[i]) < fastest))
-                    fastest = racer_median(&c[i]);
-            for (int i = 0; i < n; i++)
-                if (c[i].passed && racer_median(&c[i]) > RACE_PRUNE * fastest) c[i].passed = 0, c[i].pruned = 1, live--;
-        }
-        for (int j = 0; j < n; j++) {
-            racer *r = &c[(j + round) % n];
-            if (!r->passed) continue;
-            xf_timing t = {0};
-            xf_time(&r->r, in, to, &t);
-            double *grown = realloc(r->x, (size_t)(r->n + t.reps) * sizeof *grown);
-            if (grown) {
-                r->x = grown, r->starts[round] = r->n;
-                memcpy(r->x + r->n, t.samples, (size_t)t.reps * sizeof *grown);
-                r->n += t.reps;
-            } else {
-                r->passed = 0; // cannot keep its samples: out of the race
-            }
-            xf_timing_free(&t);
-            progress(what, ++done, live * ROUNDS, t0);
-        }
-    }
+    int live[MAX_RACERS];
+    race_rounds rr = {c, n, 0, 0, in, to, what, xf_now_ns()};
+    for (int i = 0; i < n; i++) live[i] = c[i].passed, rr.live += c[i].passed;
+    const xf_round_steps steps = {prune_slower, time_racer, &rr};
+    xf_rounds_run(n, ROUNDS, 1, live, &steps);
+    for (int i = 0; i < n; i++) c[i].passed = c[i].passed && live[i];
 }
 
 static double racer_median(const racer *r)

@@ -194,7 +194,7 @@ void xf_usage(const char *command)
     if (!strcmp(command, "forward"))
         puts("  --variant FAMILY[,...] (naive)  the families whose composition runs the pass");
     else
-        puts("  --stage S[,S...] (all)  --variant V[,V...] (all; a family name selects its variants)");
+        puts("  --stage S[,S...] (all; primitives: every primitive stage)  --variant V[,V...] (all; a family name selects its variants)");
     puts("  --use stage=variant[,...]  primitives used by compound stages (default: the family's)");
     if (!strcmp(command, "check")) puts("  --grid quick|full  check a built-in grid of shapes instead of one shape");
     if (!strcmp(command, "forward"))

@@ -3,6 +3,7 @@
 #ifndef XF_RNG_H
 #define XF_RNG_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct {

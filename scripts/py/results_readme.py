@@ -2,7 +2,7 @@
 CPUs seen side by side (roofs, GEMM and attention as % of the FMA roof,
 ours and the best peer, the full pass against PyTorch, decoding tokens/s),
 then for each machine its metadata (CPU, ISA, compilers, flags per family, commits,
-dates, hosts) and, per CSV, a summary table: for every case, the fastest
+dates, hosts), its hand-written NOTES.md if it has one, and, per CSV, a summary table: for every case, the fastest
 variant that passed its check, its GFLOP/s (dense and useful), % of its
 roof and which roof, and its speedup over naive, blas and dnnl where those
 ran; links to the machine's text reports (the PyTorch race). Standard library only.
@@ -200,6 +200,23 @@ def side_by_side(root, machines, rows_of):
     return out + [""]
 
 
+def notes(root, m):
+    """results/<m>/NOTES.md (hand-written: what was measured and what it means),
+    its headings moved under the machine's, its relative links made relative to
+    results/; [] if there is none."""
+    path = os.path.join(root, m, "NOTES.md")
+    if not os.path.exists(path):
+        return []
+    out = []
+    for line in read_text(path).splitlines():
+        if line.startswith("<!--"):
+            continue
+        if line.startswith("#"):
+            line = "##" + line
+        out.append(re.sub(r"\]\((?!https?:|#|/)([^)]+)\)", lambda g: f"]({m}/{g.group(1)})", line))
+    return out + [""]
+
+
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(TOP, "results")
     if not os.path.isdir(root):
@@ -251,6 +268,7 @@ def main():
             lines += ["Reports: " + ", ".join(f"[{f[:-4]}]({m}/{f})" for f in reports), ""]
         if os.path.exists(os.path.join(root, m, "SOURCE.md")):
             lines += [f"Where these came from: [{m}/SOURCE.md]({m}/SOURCE.md)", ""]
+        lines += notes(root, m)
         for f in csvs:
             lines += [f"### {f} ({len(all_rows[f])} rows)", ""] + table(all_rows[f]) + [""]
         sections += lines
