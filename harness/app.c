@@ -15,6 +15,7 @@
 #include "contention.h"
 #include "grid.h"
 #include "model_file.h"
+#include "torch_compare.h"
 #include "peak.h"
 #include "options.h"
 #include "registry.h"

@@ -3,8 +3,6 @@
 #ifndef XF_MODEL_FILE_H
 #define XF_MODEL_FILE_H
 
-#include <stdio.h>
-
 #include "case.h"
 #include "safetensors.h"
 
@@ -22,10 +20,5 @@ int xf_instance_from_file(xf_instance *in, const xf_st *st, const xf_case *base,
 // Target padding must be trailing (a sequence ends; it does not resume):
 // 0, or -1 with the reason.
 int xf_instance_decode_file(xf_instance *in, char *err, size_t err_size);
-
-// If st holds PyTorch's outputs (torch.memory, torch.output), compares the
-// instance's outputs and the fp64 reference with them and prints one line
-// each. Returns the number of comparisons that failed (0 if none were made).
-int xf_compare_with_torch(const xf_st *st, const xf_instance *in, const char *variant, FILE *out);
 
 #endif
