@@ -168,35 +168,106 @@ typedef struct {
     int count;
 } group;
 
-int xf_compare_main(int argc, char **argv)
+typedef struct {
+    const char *files[2];
+    double fail_below; // 0: no gate
+    unsigned long long seed;
+} compare_options;
+
+static compare_options parse_compare_options(int argc, char **argv)
 {
-    const char *files[2] = {NULL, NULL};
-    double fail_below = 0.0;
-    unsigned long long seed = 1;
+    compare_options o = {{NULL, NULL}, 0.0, 1};
     int nfiles = 0;
     for (int i = 0; i < argc; i++) {
         char *end;
         if (!strcmp(argv[i], "--fail-below")) {
             if (i + 1 == argc) xf_die_usage("compare: --fail-below needs a ratio");
-            fail_below = strtod(argv[++i], &end);
-            if (*end || !(fail_below > 0 && fail_below < 1e6))
+            o.fail_below = strtod(argv[++i], &end);
+            if (*end || !(o.fail_below > 0 && o.fail_below < 1e6))
                 xf_die_usage("compare: --fail-below: '%s' is not a positive ratio", argv[i]);
         } else if (!strcmp(argv[i], "--seed")) {
             if (i + 1 == argc) xf_die_usage("compare: --seed needs a whole number");
-            seed = strtoull(argv[++i], &end, 10);
+            o.seed = strtoull(argv[++i], &end, 10);
             if (*end || !*argv[i] || argv[i][0] == '-') xf_die_usage("compare: --seed: '%s' is not a whole number", argv[i]);
         } else if (argv[i][0] == '-' && argv[i][1]) {
             xf_die_usage("compare: unknown option '%s' (%s)", argv[i], USAGE);
         } else if (nfiles < 2) {
-            files[nfiles++] = argv[i];
+            o.files[nfiles++] = argv[i];
         } else {
             xf_die_usage("compare: more than two files (%s)", USAGE);
         }
     }
     if (nfiles != 2) xf_die_usage("compare: needs two CSV files (%s)", USAGE);
+    return o;
+}
+
+// What the cases add up to: the verdicts, and each stage and variant's
+// log ratios (the point and every bootstrap replicate) for its geometric mean.
+typedef struct {
+    group *groups;
+    int ngroups, faster, slower, below;
+    int nboot;
+} tallies;
+
+// One case of A against its pair in B: the ratio of medians with its
+// interval and p, the verdict, one printed line; rep holds the replicates.
+static void compare_case(const run_case *ca, const run_case *cb, const compare_options *o, xf_rng *rng, double *rep,
+                         tallies *t)
+{
+    xf_ratio_stats st;
+    const xf_samples sa = {ca->ns, ca->n, ca->starts, ca->rows}, sb = {cb->ns, cb->n, cb->starts, cb->rows};
+    xf_ratio_of_medians(&sa, &sb, t->nboot, rng, rep, &st);
+    double p = xf_mann_whitney_p(ca->ns, ca->n, cb->ns, cb->n);
+    // Several runs on both sides: the runs are the units.
+    if (ca->rows > 1 && cb->rows > 1) xf_welch_rows(&sa, &sb, &p, &st.lo, &st.hi);
+    const char *verdict = st.lo > 1.0 && p < XF_CALL_ALPHA ? "faster" : st.hi < 1.0 && p < XF_CALL_ALPHA ? "slower" : "same";
+    t->faster += verdict[0] == 'f', t->slower += verdict[0] == 's' && verdict[1] == 'l';
+    const int bad = o->fail_below > 0 && st.hi < o->fail_below;
+    t->below += bad;
+    char interval[40];
+    snprintf(interval, sizeof interval, "[%.3f, %.3f]", st.lo, st.hi);
+    char na[24], nb[24]; // samples, and rows when more than one
+    snprintf(na, sizeof na, ca->rows > 1 ? "%dx%d" : "%d", ca->rows > 1 ? ca->rows : ca->n, ca->n / ca->rows);
+    snprintf(nb, sizeof nb, cb->rows > 1 ? "%dx%d" : "%d", cb->rows > 1 ? cb->rows : cb->n, cb->n / cb->rows);
+    printf("%-14s %-16s %-70s %9s %9s %10.5g %10.5g %7.3fx %-17s %8.2g %s%s\n", ca->stage, ca->variant, ca->shape, na,
+           nb, st.median_a / 1e6, st.median_b / 1e6, st.ratio, interval, p, verdict, bad ? "  BELOW --fail-below" : "");
+    char g[100];
+    snprintf(g, sizeof g, "%s %s", ca->stage, ca->variant);
+    int k = 0;
+    while (k < t->ngroups && strcmp(t->groups[k].name, g)) k++;
+    if (k == t->ngroups) {
+        snprintf(t->groups[t->ngroups].name, sizeof t->groups[0].name, "%s", g);
+        t->groups[t->ngroups++].rep_sum = calloc((size_t)t->nboot, sizeof(double));
+    }
+    t->groups[k].log_sum += log(st.ratio), t->groups[k].count++;
+    for (int r = 0; r < t->nboot; r++) t->groups[k].rep_sum[r] += log(rep[r]);
+}
+
+// The geometric mean of each stage and variant's ratios, its interval
+// from the replicates' geometric means.
+static void print_geometric_means(tallies *t, const compare_options *o)
+{
+    printf("\ngeometric mean speedup per stage and variant, with its 95%% interval:\n");
+    for (int k = 0; k < t->ngroups; k++) {
+        group *g = &t->groups[k];
+        for (int r = 0; r < t->nboot; r++) g->rep_sum[r] = exp(g->rep_sum[r] / g->count);
+        double lo, hi;
+        xf_percentile_interval(g->rep_sum, t->nboot, &lo, &hi);
+        const double gm = exp(g->log_sum / g->count);
+        const int bad = o->fail_below > 0 && hi < o->fail_below;
+        t->below += bad;
+        printf("  %-32s %7.4fx [%.4f, %.4f] over %d case(s)%s\n", g->name, gm, lo, hi, g->count,
+               bad ? "  BELOW --fail-below" : "");
+        free(g->rep_sum);
+    }
+}
+
+int xf_compare_main(int argc, char **argv)
+{
+    const compare_options o = parse_compare_options(argc, argv);
     run a = {0}, b = {0};
-    load(files[0], &a);
-    load(files[1], &b);
+    load(o.files[0], &a);
+    load(o.files[1], &b);
     // Pair the cases; size the bootstrap so it stays within a few seconds
     // however many samples the files hold.
     int *pair = malloc((size_t)(a.n ? a.n : 1) * sizeof *pair), common = 0;
@@ -207,74 +278,30 @@ int xf_compare_main(int argc, char **argv)
             if (!strcmp(b.c[j].key, a.c[i].key)) pair[i] = j;
         if (pair[i] >= 0) common++, total += a.c[i].n + b.c[pair[i]].n;
     }
-    if (!common) xf_die_usage("compare: %s and %s have no case in common", files[0], files[1]);
-    const int nboot = xf_bootstrap_count(total);
-    printf("speedup = time in A / time in B (> 1: B is faster); A = %s, B = %s\n", files[0], files[1]);
+    if (!common) xf_die_usage("compare: %s and %s have no case in common", o.files[0], o.files[1]);
+    tallies t = {calloc((size_t)common, sizeof *t.groups), 0, 0, 0, 0, xf_bootstrap_count(total)};
+    printf("speedup = time in A / time in B (> 1: B is faster); A = %s, B = %s\n", o.files[0], o.files[1]);
     printf("95%% interval: bootstrap of the ratio of medians, %d resamples, --seed %llu (a file's several rows of a case,\n"
            "n = rows x samples a row, resampled a whole row at a time); p: Mann-Whitney U, two-sided. Several rows\n"
            "(runs) in both files: the runs are the units, interval and p from Welch's t on the logs of the rows' medians.\n"
            "A case is faster or slower only if its interval excludes 1 and p < %g, else same (within noise)\n",
-           nboot, seed, XF_CALL_ALPHA);
+           t.nboot, o.seed, XF_CALL_ALPHA);
     printf("%-14s %-16s %-70s %9s %9s %10s %10s %8s %-17s %8s %s\n", "stage", "variant", "case", "n_A", "n_B", "A ms",
            "B ms", "speedup", "95% interval", "p", "verdict");
-    xf_rng rng = {seed};
-    double *rep = malloc((size_t)nboot * sizeof *rep);
-    group *groups = calloc((size_t)common, sizeof *groups);
-    int ngroups = 0, faster = 0, slower = 0, below = 0;
-    for (int i = 0; i < a.n; i++) {
-        if (pair[i] < 0) continue;
-        run_case *ca = &a.c[i], *cb = &b.c[pair[i]];
-        xf_ratio_stats st;
-        const xf_samples sa = {ca->ns, ca->n, ca->starts, ca->rows}, sb = {cb->ns, cb->n, cb->starts, cb->rows};
-        xf_ratio_of_medians(&sa, &sb, nboot, &rng, rep, &st);
-        double p = xf_mann_whitney_p(ca->ns, ca->n, cb->ns, cb->n);
-        // Several runs on both sides: the runs are the units.
-        if (ca->rows > 1 && cb->rows > 1) xf_welch_rows(&sa, &sb, &p, &st.lo, &st.hi);
-        const char *verdict = st.lo > 1.0 && p < XF_CALL_ALPHA ? "faster" : st.hi < 1.0 && p < XF_CALL_ALPHA ? "slower" : "same";
-        faster += verdict[0] == 'f', slower += verdict[0] == 's' && verdict[1] == 'l';
-        const int bad = fail_below > 0 && st.hi < fail_below;
-        below += bad;
-        char interval[40];
-        snprintf(interval, sizeof interval, "[%.3f, %.3f]", st.lo, st.hi);
-        char na[24], nb[24]; // samples, and rows when more than one
-        snprintf(na, sizeof na, ca->rows > 1 ? "%dx%d" : "%d", ca->rows > 1 ? ca->rows : ca->n, ca->n / ca->rows);
-        snprintf(nb, sizeof nb, cb->rows > 1 ? "%dx%d" : "%d", cb->rows > 1 ? cb->rows : cb->n, cb->n / cb->rows);
-        printf("%-14s %-16s %-70s %9s %9s %10.5g %10.5g %7.3fx %-17s %8.2g %s%s\n", ca->stage, ca->variant, ca->shape,
-               na, nb, st.median_a / 1e6, st.median_b / 1e6, st.ratio, interval, p, verdict,
-               bad ? "  BELOW --fail-below" : "");
-        char g[100];
-        snprintf(g, sizeof g, "%s %s", ca->stage, ca->variant);
-        int k = 0;
-        while (k < ngroups && strcmp(groups[k].name, g)) k++;
-        if (k == ngroups) {
-            snprintf(groups[ngroups].name, sizeof groups[0].name, "%s", g);
-            groups[ngroups++].rep_sum = calloc((size_t)nboot, sizeof(double));
-        }
-        groups[k].log_sum += log(st.ratio), groups[k].count++;
-        for (int r = 0; r < nboot; r++) groups[k].rep_sum[r] += log(rep[r]);
-    }
-    printf("\ngeometric mean speedup per stage and variant, with its 95%% interval:\n");
-    for (int k = 0; k < ngroups; k++) {
-        group *g = &groups[k];
-        for (int r = 0; r < nboot; r++) g->rep_sum[r] = exp(g->rep_sum[r] / g->count);
-        double lo, hi;
-        xf_percentile_interval(g->rep_sum, nboot, &lo, &hi);
-        const double gm = exp(g->log_sum / g->count);
-        const int bad = fail_below > 0 && hi < fail_below;
-        below += bad;
-        printf("  %-32s %7.4fx [%.4f, %.4f] over %d case(s)%s\n", g->name, gm, lo, hi, g->count,
-               bad ? "  BELOW --fail-below" : "");
-        free(g->rep_sum);
-    }
+    xf_rng rng = {o.seed};
+    double *rep = malloc((size_t)t.nboot * sizeof *rep);
+    for (int i = 0; i < a.n; i++)
+        if (pair[i] >= 0) compare_case(&a.c[i], &b.c[pair[i]], &o, &rng, rep, &t);
+    print_geometric_means(&t, &o);
     printf("%d case(s) in common: %d faster, %d slower, %d same within noise; %d only in A, %d only in B\n"
            "rows that failed their check (not compared): %d in A, %d in B; rows measured while contended: %d in A, %d in B\n",
-           common, faster, slower, common - faster - slower, a.n - common, b.n - common, a.failed_rows, b.failed_rows,
-           a.contended_rows, b.contended_rows);
+           common, t.faster, t.slower, common - t.faster - t.slower, a.n - common, b.n - common, a.failed_rows,
+           b.failed_rows, a.contended_rows, b.contended_rows);
     for (int i = 0; i < a.n; i++) free(a.c[i].ns), free(a.c[i].starts);
     for (int i = 0; i < b.n; i++) free(b.c[i].ns), free(b.c[i].starts);
-    free(a.c), free(b.c), free(pair), free(rep), free(groups);
-    if (below) {
-        printf("compare: %d interval(s) wholly below %g\n", below, fail_below);
+    free(a.c), free(b.c), free(pair), free(rep), free(t.groups);
+    if (t.below) {
+        printf("compare: %d interval(s) wholly below %g\n", t.below, o.fail_below);
         return 1;
     }
     return 0;
