@@ -165,24 +165,11 @@ static void fma_plausible(FILE *log, const xf_family *f, double gflops)
                      " or the clock probe is fooled\n", f->name);
 }
 
-int xf_peak_measure(xf_peak *p, double seconds, FILE *log)
+// The FMA roofs on 1 and all threads: the best SIMD family's vectors;
+// naive's (SSE2) only where none runs. *triad and *read: that family's
+// bandwidth loops (NULL if none ran).
+static void measure_fma(xf_peak *p, double seconds, FILE *log, triad_fn *triad, read_fn *read)
 {
-    memset(p, 0, sizeof *p);
-    p->procs = procs();
-    const xf_caches *c = xf_caches_get();
-    p->cache[0] = (double)c->l1d, p->cache[1] = (double)c->l2, p->cache[2] = (double)c->l3;
-    xf_machine m;
-    xf_machine_read(&m);
-    working_sets(c, m.mem_available, p->ws);
-    if (log) {
-        fprintf(log, "caches: L1d %.0f KiB (%s), L2 %.0f KiB (%s) per core, L3 %.0f MiB (%s), shared by %d CPU(s): %.1f MiB a core\n",
-                p->cache[0] / 1024, c->source[0], p->cache[1] / 1024, c->source[1],
-                p->cache[2] / (1 << 20), c->source[2], c->l3_sharing, (double)c->l3_core / (1 << 20));
-        fprintf(log, "%-14s %16s %16s\n", "", "1 thread", "all threads");
-    }
-    // The best SIMD family's vectors; naive's (SSE2) only where none runs.
-    triad_fn triad = NULL;
-    read_fn read = NULL;
     for (int pass = 0; pass < 2 && !p->flops_1; pass++)
         for (int i = 0; i < xf_registry_count(); i++) {
             const xf_family *f = xf_registry_family(i);
@@ -206,12 +193,15 @@ int xf_peak_measure(xf_peak *p, double seconds, FILE *log)
                 fma_plausible(log, f, one);
             }
             if (one > p->flops_1) {
-                p->flops_1 = one, p->flops_all = all, triad = f->triad, read = f->read;
+                p->flops_1 = one, p->flops_all = all, *triad = f->triad, *read = f->read;
                 snprintf(p->flops_family, sizeof p->flops_family, "%s", f->name);
             }
         }
-    if (!triad || !read) return -1;
-    // The bf16 dot product's roof, where a family has one that runs here.
+}
+
+// The bf16 dot product's roof, where a family has one that runs here.
+static void measure_bf16(xf_peak *p, double seconds, FILE *log)
+{
     for (int i = 0; i < xf_registry_count(); i++) {
         const xf_family *f = xf_registry_family(i);
         if (!f->bf16_gflops || xf_isa_unavailable((xf_isa)f->isa)) continue;
@@ -224,6 +214,11 @@ int xf_peak_measure(xf_peak *p, double seconds, FILE *log)
             snprintf(p->bf16_family, sizeof p->bf16_family, "%s", f->name);
         }
     }
+}
+
+// The triad and read-only bandwidths of every memory level, on 1 and all threads.
+static void measure_bandwidths(xf_peak *p, triad_fn triad, read_fn read, double seconds)
+{
     // Best of many: bandwidth bursts of neighbours last longer than one sample.
     const int samples = seconds >= 1.0 ? 15 : 3;
     for (int l = XF_NLEVELS - 1; l >= 0; l--) {
@@ -271,6 +266,10 @@ int xf_peak_measure(xf_peak *p, double seconds, FILE *log)
         if (l < XF_ROOF_DRAM && p->rd_1[l] < p->rd_1[l + 1]) p->rd_1[l] = p->rd_1[l + 1];
         if (l < XF_ROOF_DRAM && p->rd_all[l] < p->rd_all[l + 1]) p->rd_all[l] = p->rd_all[l + 1];
     }
+}
+
+static void print_bandwidths(const xf_peak *p, FILE *log)
+{
     for (int l = 0; l < XF_NLEVELS && log; l++)
         fprintf(log, "triad %-8s %10.1f GB/s    %10.1f GB/s    (%d threads; working set %.3g MiB%s)\n",
                 xf_roof_name((xf_roof)l), p->bw_1[l], p->bw_all[l], p->procs, p->ws[l] / (1 << 20),
@@ -278,6 +277,30 @@ int xf_peak_measure(xf_peak *p, double seconds, FILE *log)
     for (int l = 0; l < XF_NLEVELS && log; l++)
         fprintf(log, "read  %-8s %10.1f GB/s    %10.1f GB/s    (read-only: the roof of decoding)\n",
                 xf_roof_name((xf_roof)l), p->rd_1[l], p->rd_all[l]);
+}
+
+int xf_peak_measure(xf_peak *p, double seconds, FILE *log)
+{
+    memset(p, 0, sizeof *p);
+    p->procs = procs();
+    const xf_caches *c = xf_caches_get();
+    p->cache[0] = (double)c->l1d, p->cache[1] = (double)c->l2, p->cache[2] = (double)c->l3;
+    xf_machine m;
+    xf_machine_read(&m);
+    working_sets(c, m.mem_available, p->ws);
+    if (log) {
+        fprintf(log, "caches: L1d %.0f KiB (%s), L2 %.0f KiB (%s) per core, L3 %.0f MiB (%s), shared by %d CPU(s): %.1f MiB a core\n",
+                p->cache[0] / 1024, c->source[0], p->cache[1] / 1024, c->source[1],
+                p->cache[2] / (1 << 20), c->source[2], c->l3_sharing, (double)c->l3_core / (1 << 20));
+        fprintf(log, "%-14s %16s %16s\n", "", "1 thread", "all threads");
+    }
+    triad_fn triad = NULL;
+    read_fn read = NULL;
+    measure_fma(p, seconds, log, &triad, &read);
+    if (!triad || !read) return -1;
+    measure_bf16(p, seconds, log);
+    measure_bandwidths(p, triad, read, seconds);
+    print_bandwidths(p, log);
     return p->flops_1 > 0 && p->bw_1[XF_ROOF_DRAM] > 0 ? 0 : -1;
 }
 
