@@ -216,81 +216,109 @@ static const float *sequence(binder *b, xf_rng *r, const char *name, int *batch,
     return x;
 }
 
-int xf_instance_from_file(xf_instance *in, const xf_st *st, const xf_case *base, int heads_given,
-                          char *err, size_t err_size)
+// d_model and d_ff from the first layer's tensors (an encoder's, or a
+// decoder-only file's decoder's): 0, or -1 with the reason.
+static int model_dims(const xf_st *st, int enc_layers, int *d, int *d_ff, char *err, size_t err_size)
 {
-    memset(in, 0, sizeof *in);
-    in->bound_ulp = -1.0;
-    in->model_bound = 1;
-    int enc_layers, dec_layers;
-    if (scan_names(st, &enc_layers, &dec_layers, err, err_size)) return -1;
     char first[64];
     snprintf(first, sizeof first, "%s.layers.0.self_attn.in_proj_weight", enc_layers ? "encoder" : "decoder");
     const xf_st_tensor *ip = xf_st_find(st, first);
     if (!ip) return ERR("missing tensor '%s'", first);
     if (ip->ndim != 2 || ip->shape[1] < 1 || ip->shape[1] > (1 << 20) || ip->shape[0] != 3 * ip->shape[1])
         return ERR("tensor '%s' is not of shape [3*d_model, d_model]", first);
-    const int d = (int)ip->shape[1];
+    *d = (int)ip->shape[1];
     snprintf(first, sizeof first, "%s.layers.0.linear1.weight", enc_layers ? "encoder" : "decoder");
     const xf_st_tensor *l1 = xf_st_find(st, first);
     if (!l1) return ERR("missing tensor '%s'", first);
     if (l1->ndim != 2 || l1->shape[0] < 1 || l1->shape[0] > (1 << 24))
         return ERR("tensor '%s' is not of shape [d_ff, d_model]", first);
-    const int d_ff = (int)l1->shape[0];
-    int heads = heads_from(st, base, heads_given, d, err, err_size);
-    if (heads < 0) return -1;
+    *d_ff = (int)l1->shape[0];
+    return 0;
+}
 
-    binder b = {in, st, err, err_size, base->dtype};
-    xf_encoder_weights *enc = xf_instance_own(in, ((size_t)enc_layers + 1) * sizeof *enc);
-    xf_decoder_weights *dec = xf_instance_own(in, ((size_t)dec_layers + 1) * sizeof *dec);
+// Every layer's weights and the final norms (both halves present, or
+// neither) bound into a (its heads, dk, d_ff and layer counts already set).
+static int bind_layers(binder *b, xf_forward_args *a, int d)
+{
+    const size_t enc_bytes = ((size_t)a->enc_layers + 1) * sizeof *a->enc;
+    const size_t dec_bytes = ((size_t)a->dec_layers + 1) * sizeof *a->dec;
+    xf_encoder_weights *enc = xf_instance_own(b->in, enc_bytes);
+    xf_decoder_weights *dec = xf_instance_own(b->in, dec_bytes);
+    char *err = b->err;
+    const size_t err_size = b->err_size;
     if (!enc || !dec) return ERR("out of memory");
-    memset(enc, 0, ((size_t)enc_layers + 1) * sizeof *enc);
-    memset(dec, 0, ((size_t)dec_layers + 1) * sizeof *dec);
+    memset(enc, 0, enc_bytes), memset(dec, 0, dec_bytes);
+    a->enc = enc, a->dec = dec;
     char p[96];
-    for (int l = 0; l < enc_layers; l++) {
+    for (int l = 0; l < a->enc_layers; l++) {
         snprintf(p, sizeof p, "encoder.layers.%d", l);
         char sa[112], n1[112], n2[112];
         snprintf(sa, sizeof sa, "%s.self_attn", p), snprintf(n1, sizeof n1, "%s.norm1", p), snprintf(n2, sizeof n2, "%s.norm2", p);
-        if (mha(&b, sa, d, &enc[l].self_attn) || ffn(&b, p, d, d_ff, &enc[l].ffn) ||
-            norm(&b, n1, d, &enc[l].norm1) || norm(&b, n2, d, &enc[l].norm2))
+        if (mha(b, sa, d, &enc[l].self_attn) || ffn(b, p, d, a->d_ff, &enc[l].ffn) ||
+            norm(b, n1, d, &enc[l].norm1) || norm(b, n2, d, &enc[l].norm2))
             return -1;
     }
-    for (int l = 0; l < dec_layers; l++) {
+    for (int l = 0; l < a->dec_layers; l++) {
         snprintf(p, sizeof p, "decoder.layers.%d", l);
         char sa[112], ca[112], n1[112], n2[112], n3[112];
         snprintf(sa, sizeof sa, "%s.self_attn", p), snprintf(ca, sizeof ca, "%s.multihead_attn", p);
         snprintf(n1, sizeof n1, "%s.norm1", p), snprintf(n2, sizeof n2, "%s.norm2", p), snprintf(n3, sizeof n3, "%s.norm3", p);
-        if (mha(&b, sa, d, &dec[l].self_attn) || mha(&b, ca, d, &dec[l].cross_attn) ||
-            ffn(&b, p, d, d_ff, &dec[l].ffn) || norm(&b, n1, d, &dec[l].norm1) ||
-            norm(&b, n2, d, &dec[l].norm2) || norm(&b, n3, d, &dec[l].norm3))
+        if (mha(b, sa, d, &dec[l].self_attn) || mha(b, ca, d, &dec[l].cross_attn) ||
+            ffn(b, p, d, a->d_ff, &dec[l].ffn) || norm(b, n1, d, &dec[l].norm1) ||
+            norm(b, n2, d, &dec[l].norm2) || norm(b, n3, d, &dec[l].norm3))
             return -1;
     }
-    xf_forward_args *a = &in->args.forward;
-    *a = (xf_forward_args){.heads = heads, .dk = d / heads, .d_ff = d_ff, .enc_layers = enc_layers,
-                           .dec_layers = dec_layers, .enc = enc, .dec = dec};
-    // Final norms: both halves present, or neither.
     const char *norms[2] = {"encoder.norm", "decoder.norm"};
     xf_norm_weights *nw[2] = {&a->enc_norm, &a->dec_norm};
     for (int i = 0; i < 2; i++) {
         char g[32], be[32];
         snprintf(g, sizeof g, "%s.weight", norms[i]), snprintf(be, sizeof be, "%s.bias", norms[i]);
-        if ((xf_st_find(st, g) || xf_st_find(st, be)) && norm(&b, norms[i], d, nw[i])) return -1;
+        if ((xf_st_find(b->st, g) || xf_st_find(b->st, be)) && norm(b, norms[i], d, nw[i])) return -1;
     }
+    return 0;
+}
 
+// The inputs: the file's src and tgt and their padding masks, or seeded
+// ones of base's batch and lengths for any the file does not hold.
+static int bind_inputs(binder *b, xf_forward_args *a, const xf_case *base, int d)
+{
+    char *err = b->err;
+    const size_t err_size = b->err_size;
     xf_rng r = {base->seed};
     int bs = base->batch, s = base->seq_k, bt = base->batch, t = base->seq_q;
-    a->src_x = sequence(&b, &r, "src", &bs, &s, d);
+    a->src_x = sequence(b, &r, "src", &bs, &s, d);
     if (!a->src_x) return -1;
-    if (xf_st_find(st, "src")) bt = bs; // a generated target follows the file's batch
-    a->tgt_x = sequence(&b, &r, "tgt", &bt, &t, d);
+    if (xf_st_find(b->st, "src")) bt = bs; // a generated target follows the file's batch
+    a->tgt_x = sequence(b, &r, "tgt", &bt, &t, d);
     if (!a->tgt_x) return -1;
     if (bs != bt) return ERR("'src' has batch %d but 'tgt' has batch %d", bs, bt);
     a->batch = bs, a->seq_s = s, a->seq_t = t;
     err[0] = '\0';
-    a->src_pad = mask(&b, "src_key_padding_mask", bs, s);
+    a->src_pad = mask(b, "src_key_padding_mask", bs, s);
     if (!a->src_pad && err[0]) return -1;
-    a->tgt_pad = mask(&b, "tgt_key_padding_mask", bs, t);
+    a->tgt_pad = mask(b, "tgt_key_padding_mask", bs, t);
     if (!a->tgt_pad && err[0]) return -1;
+    return 0;
+}
+
+int xf_instance_from_file(xf_instance *in, const xf_st *st, const xf_case *base, int heads_given,
+                          char *err, size_t err_size)
+{
+    memset(in, 0, sizeof *in);
+    in->bound_ulp = -1.0;
+    in->model_bound = 1;
+    int enc_layers, dec_layers, d, d_ff;
+    if (scan_names(st, &enc_layers, &dec_layers, err, err_size)) return -1;
+    if (model_dims(st, enc_layers, &d, &d_ff, err, err_size)) return -1;
+    int heads = heads_from(st, base, heads_given, d, err, err_size);
+    if (heads < 0) return -1;
+
+    binder b = {in, st, err, err_size, base->dtype};
+    xf_forward_args *a = &in->args.forward;
+    *a = (xf_forward_args){.heads = heads, .dk = d / heads, .d_ff = d_ff, .enc_layers = enc_layers,
+                           .dec_layers = dec_layers};
+    if (bind_layers(&b, a, d) || bind_inputs(&b, a, base, d)) return -1;
+    const int bs = a->batch, s = a->seq_s, t = a->seq_t;
 
     in->c = *base;
     in->c.stage = XF_FORWARD;
