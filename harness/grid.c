@@ -120,11 +120,9 @@ void xf_grid_rows(xf_grid *l, int full)
                 }
 }
 
-// Compound stages: small models over the pads; the forward pass with 2 + 2
-// layers (and 0 + 0 and 1 + 1 in full).
-void xf_grid_compound(xf_grid *l, int full)
+// Compound stages: small models over the pads, 2 + 2 layers.
+void xf_grid_compound_models(xf_grid *l, int full)
 {
-    const xf_stage stage = l->base.stage;
     static const int dims[][5] = {
         // batch, heads, dk, seq_q, seq_k
         {1, 1, 8, 1, 1}, {3, 3, 8, 17, 17}, {1, 8, 8, 3, 17}, {3, 2, 24, 17, 3},
@@ -139,25 +137,33 @@ void xf_grid_compound(xf_grid *l, int full)
             c.final_norm = (i + p) % 3 != 0;
             push(l, c);
         }
-    if (stage == XF_FORWARD || stage == XF_FFN || full) {
-        xf_case c = shape(l, 2, 8, 64, 33, 40); // Transformer-base width
-        c.pad = XF_PAD_SOME, c.layers = c.dec_layers = stage == XF_FORWARD ? 2 : 1, c.vocab = 100;
-        c.final_norm = 1;
-        push(l, c);
-    }
-    if (full && stage == XF_FORWARD)
-        for (int layers = 0; layers < 2; layers++) {
-            xf_case c = shape(l, 2, 3, 8, 5, 7);
-            c.pad = XF_PAD_SOME, c.layers = c.dec_layers = layers, c.vocab = 20, c.final_norm = layers;
-            push(l, c);
-        }
 }
 
-// decode_layer: depth is the cache rows before the new token (0: the first
-// step); generate: seq_q is the steps.
-void xf_grid_decode(xf_grid *l, int full)
+void xf_grid_compound(xf_grid *l, int full)
 {
-    const int generate = l->base.stage == XF_GENERATE;
+    xf_grid_compound_models(l, full);
+    if (full) xf_grid_compound_wide(l, 1);
+}
+
+void xf_grid_compound_wide(xf_grid *l, int layers)
+{
+    xf_case c = shape(l, 2, 8, 64, 33, 40); // Transformer-base width
+    c.pad = XF_PAD_SOME, c.layers = c.dec_layers = layers, c.vocab = 100;
+    c.final_norm = 1;
+    push(l, c);
+}
+
+void xf_grid_compound_layers(xf_grid *l, int layers)
+{
+    xf_case c = shape(l, 2, 3, 8, 5, 7);
+    c.pad = XF_PAD_SOME, c.layers = c.dec_layers = layers, c.vocab = 20, c.final_norm = layers;
+    push(l, c);
+}
+
+// decode_layer (steps 0): depth is the cache rows before the new token (0:
+// the first step); generate (steps 1): seq_q is the steps.
+void xf_grid_decode(xf_grid *l, int full, int steps)
+{
     static const int dims[][5] = {
         // batch, heads, dk, depth or steps, seq_k
         {1, 1, 8, 0, 1}, {3, 3, 8, 17, 17}, {1, 8, 8, 3, 17}, {3, 2, 24, 5, 3}, {2, 8, 64, 40, 33},
@@ -167,7 +173,7 @@ void xf_grid_decode(xf_grid *l, int full)
             if (!full && (i + p) % 2) continue;
             xf_case c = shape(l, dims[i][0], dims[i][1], dims[i][2], 1, dims[i][4]);
             c.pad = (xf_pad)p;
-            if (generate) c.seq_q = dims[i][3] ? dims[i][3] : 1;
+            if (steps) c.seq_q = dims[i][3] ? dims[i][3] : 1;
             else c.depth = dims[i][3];
             c.layers = c.dec_layers = 2;
             c.vocab = i == 4 ? 1000 : 50;

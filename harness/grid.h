@@ -19,13 +19,20 @@ typedef struct {
 int xf_grid_cases(const char *grid, xf_stage stage, const xf_case *base, xf_case **cases);
 
 // The grids: attention and softmax; linear; the row-wise stages; the
-// compound stages (by base.stage).
+// compound stages' small models (compound_models), and those with, in full,
+// one of Transformer-base width (compound: the layers' grid).
 void xf_grid_attention_like(xf_grid *g, int full);
 void xf_grid_linear(xf_grid *g, int full);
 void xf_grid_rows(xf_grid *g, int full);
+void xf_grid_compound_models(xf_grid *g, int full);
 void xf_grid_compound(xf_grid *g, int full);
-// Decoding (decode_layer, generate): cache depths from empty on, batches,
-// every pad of the source.
-void xf_grid_decode(xf_grid *g, int full);
+// One more compound case: a model of Transformer-base width (d 512), or a
+// tiny one, with this many layers each side.
+void xf_grid_compound_wide(xf_grid *g, int layers);
+void xf_grid_compound_layers(xf_grid *g, int layers);
+// Decoding: cache depths from empty on, batches, every pad of the source;
+// steps 0 for one step at a depth (decode_layer), 1 for as many steps
+// (generate).
+void xf_grid_decode(xf_grid *g, int full, int steps);
 
 #endif

@@ -62,7 +62,8 @@ xf_case xf_case_of_stage(const xf_case *shape, xf_stage s)
 {
     xf_case c = *shape;
     c.stage = s;
-    if (!c.vocab) c.vocab = s == XF_GENERATE ? 32000 : 1000;
+    const int vocab = xf_stage_desc_of(s)->default_vocab;
+    if (!c.vocab) c.vocab = vocab ? vocab : 1000;
     return c;
 }
 

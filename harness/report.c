@@ -65,10 +65,11 @@ static void csv_row(FILE *f, const xf_instance *in, const char *variant, const c
                 const xf_row_rates *rates, const xf_machine *m, const xf_exec *ex)
 {
     const xf_case *c = &in->c;
-    int lin = c->stage == XF_LINEAR;
+    const unsigned columns = xf_stage_desc_of(c->stage)->csv_columns;
+    const int nk = (columns & XF_CSV_NK) != 0;
     fprintf(f, "%s,%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%s,%d,%d,", xf_stage_name(c->stage),
             variant, c->batch, c->heads, c->dk, c->seq_q, c->seq_k, xf_case_d_model(c), c->d_ff,
-            c->stage == XF_FORWARD ? c->layers : 0, lin ? c->n : 0, lin ? c->k : 0,
+            columns & XF_CSV_LAYERS ? c->layers : 0, nk ? c->n : 0, nk ? c->k : 0,
             c->relu, xf_pad_name(c->pad), c->causal, threads);
     if (t) {
         fprintf(f, "%d,%.0f,%.0f,%.2f,%.0f,%.4f,%.4f,", t->reps, t->median_ns, t->min_ns,

@@ -100,6 +100,8 @@ static void options(const xf_case *c, char *buf, size_t size)
     xf_compound_options(c, buf, size);
 }
 
+static void grid(xf_grid *g, int full) { xf_grid_decode(g, full, 0); }
+
 const xf_stage_desc xf_stage_decode_layer = {.read_roof = 1, .build = build, .reference = reference, .bytes_needed = bytes_needed,
-                                             .describe = describe, .options = options, .grid = xf_grid_decode,
+                                             .describe = describe, .options = options, .grid = grid,
                                              .calls = xf_layer_calls};

@@ -47,6 +47,14 @@ static void describe(const xf_case *c, char *buf, size_t size)
 
 static int calls(xf_stage p) { return p == XF_LINEAR; }
 
+// The small models and, in both grids, one of Transformer-base width (its
+// d_ff 2048 is where the FFN's GEMMs slice k).
+static void grid(xf_grid *g, int full)
+{
+    xf_grid_compound_models(g, full);
+    xf_grid_compound_wide(g, 1);
+}
+
 const xf_stage_desc xf_stage_ffn = {.build = build, .reference = reference, .bytes_needed = bytes_needed,
-                                    .describe = describe, .options = xf_compound_options, .grid = xf_grid_compound,
+                                    .describe = describe, .options = xf_compound_options, .grid = grid,
                                     .calls = calls};

@@ -58,6 +58,17 @@ static void options(const xf_case *c, char *buf, size_t size)
 
 static int calls(xf_stage p) { return p == XF_EMBED || xf_layer_calls(p); }
 
-const xf_stage_desc xf_stage_forward = {.build = build, .reference = reference, .bytes_needed = bytes_needed,
-                                        .describe = describe, .options = options, .grid = xf_grid_compound,
+// The small models, one of Transformer-base width with 2 + 2 layers; in
+// full also 0 + 0 and 1 + 1 layers (an empty stack must still embed and
+// norm).
+static void grid(xf_grid *g, int full)
+{
+    xf_grid_compound_models(g, full);
+    xf_grid_compound_wide(g, 2);
+    if (full)
+        for (int layers = 0; layers < 2; layers++) xf_grid_compound_layers(g, layers);
+}
+
+const xf_stage_desc xf_stage_forward = {.csv_columns = XF_CSV_LAYERS, .build = build, .reference = reference, .bytes_needed = bytes_needed,
+                                        .describe = describe, .options = options, .grid = grid,
                                         .calls = calls};

@@ -70,6 +70,8 @@ static void options(const xf_case *c, char *buf, size_t size)
 
 static int calls(xf_stage p) { return p == XF_EMBED || p == XF_LM_HEAD || xf_layer_calls(p); }
 
-const xf_stage_desc xf_stage_generate = {.read_roof = 1, .build = build, .reference = reference, .bytes_needed = bytes_needed,
-                                         .describe = describe, .options = options, .grid = xf_grid_decode,
+static void grid(xf_grid *g, int full) { xf_grid_decode(g, full, 1); }
+
+const xf_stage_desc xf_stage_generate = {.read_roof = 1, .default_vocab = 32000, .build = build, .reference = reference, .bytes_needed = bytes_needed,
+                                         .describe = describe, .options = options, .grid = grid,
                                          .calls = calls, .timed_mode = timed_mode};

@@ -60,6 +60,6 @@ static void case_of(const void *args, xf_case *c)
     c->seq_q = c->seq_k = a->m, c->n = a->n, c->k = a->k, c->dk = a->k, c->relu = a->relu;
 }
 
-const xf_stage_desc xf_stage_linear = {.build = build, .reference = reference, .bytes_needed = bytes_needed,
+const xf_stage_desc xf_stage_linear = {.csv_columns = XF_CSV_NK, .build = build, .reference = reference, .bytes_needed = bytes_needed,
                                        .describe = describe, .options = options, .grid = xf_grid_linear,
                                        .case_of = case_of};

@@ -20,6 +20,10 @@
 // bound the check keeps).
 enum { XF_F32_BYTES = 4, XF_OUT_BYTES = 4 + 8 + 8 };
 
+// csv_columns: the encoder and decoder layers (forward), a GEMM's n and k
+// (linear).
+enum { XF_CSV_LAYERS = 1u, XF_CSV_NK = 2u };
+
 typedef struct {
     // Which roof its %peak is against: 1, the bandwidth of the memory level
     // holding its bytes (it moves a few bytes per flop); 0, the FMA peak.
@@ -52,6 +56,12 @@ typedef struct {
     void (*case_of)(const void *args, xf_case *c);
     // Compounds: whether it calls primitive stage p.
     int (*calls)(xf_stage p);
+    // The vocabulary of a case that names none (0: 1000, enough for the
+    // embedding's gathers; generate: a real model's, since its lm_head
+    // dominates a decoding step).
+    int default_vocab;
+    // The CSV columns it fills beyond the shape every stage has.
+    unsigned csv_columns;
     // Optional: switch a checked instance to what is timed (timed 1;
     // generate --greedy: the argmax loop, once the teacher-forced check
     // passed) and back to the checked contract (timed 0).
