@@ -93,6 +93,32 @@ static void add_samples(run_case *c, char *samples, const char *median, const ch
     }
 }
 
+// A row's case: key, the fields that tell cases apart (v[key_col[i]] for
+// each KEY column, then the shape column where there is one); shape, what
+// the table shows of it.
+static void case_key(char **v, const int *key_col, int shape_col, char *key, size_t key_size, char *shape,
+                     size_t shape_size)
+{
+    for (int i = 0; i < NKEY; i++) {
+        size_t len = strlen(key);
+        snprintf(key + len, key_size - len, "%s%s", i ? "," : "", v[key_col[i]]);
+        // The table shows the shape without the columns a stage leaves 0.
+        if (i >= 2 && (strcmp(v[key_col[i]], "0") || !strcmp(KEY[i], "causal") || !strcmp(KEY[i], "relu"))) {
+            len = strlen(shape);
+            snprintf(shape + len, shape_size - len, "%s%s=%s", len ? " " : "", KEY[i], v[key_col[i]]);
+        }
+    }
+    // The stage's own description tells apart what the columns above do
+    // not (decode_layer's depth, generate's vocab, the dtype).
+    if (shape_col >= 0) {
+        size_t len = strlen(key);
+        snprintf(key + len, key_size - len, ",%s", v[shape_col]);
+        if (!strncmp(v[key_col[0]], "decode", 6) || !strcmp(v[key_col[0]], "generate") || strstr(v[shape_col], "dtype="))
+            snprintf(shape, shape_size, "%s", v[shape_col]);
+    }
+}
+
+// Reads one CSV into r: each passed row's samples under its case.
 static void load(const char *path, run *r)
 {
     FILE *f = fopen(path, "r");
@@ -123,23 +149,7 @@ static void load(const char *path, run *r)
         }
         if (contended_col >= 0 && !strcmp(v[contended_col], "1")) r->contended_rows++;
         char key[512] = "", shape[400] = "";
-        for (int i = 0; i < NKEY; i++) {
-            size_t len = strlen(key);
-            snprintf(key + len, sizeof key - len, "%s%s", i ? "," : "", v[key_col[i]]);
-            // The table shows the shape without the columns a stage leaves 0.
-            if (i >= 2 && (strcmp(v[key_col[i]], "0") || !strcmp(KEY[i], "causal") || !strcmp(KEY[i], "relu"))) {
-                len = strlen(shape);
-                snprintf(shape + len, sizeof shape - len, "%s%s=%s", len ? " " : "", KEY[i], v[key_col[i]]);
-            }
-        }
-        // The stage's own description tells apart what the columns above
-        // do not (decode_layer's depth, generate's vocab, the dtype).
-        if (shape_col >= 0) {
-            size_t len = strlen(key);
-            snprintf(key + len, sizeof key - len, ",%s", v[shape_col]);
-            if (!strncmp(v[key_col[0]], "decode", 6) || !strcmp(v[key_col[0]], "generate") || strstr(v[shape_col], "dtype="))
-                snprintf(shape, sizeof shape, "%s", v[shape_col]);
-        }
+        case_key(v, key_col, shape_col, key, sizeof key, shape, sizeof shape);
         run_case *c = find_or_add(r, key);
         snprintf(c->stage, sizeof c->stage, "%s", v[key_col[0]]);
         snprintf(c->variant, sizeof c->variant, "%s", v[key_col[1]]);

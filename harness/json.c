@@ -146,6 +146,58 @@ static int literal(parser *ps, const char *word)
     return 1;
 }
 
+static void parse_value(parser *ps, xf_json *v, int depth);
+
+// An object (obj 1) or array at ps->p, its '{' or '[' not yet consumed.
+static void parse_container(parser *ps, xf_json *v, int depth, int obj)
+{
+    v->type = obj ? XF_JSON_OBJECT : XF_JSON_ARRAY;
+    ps->p++;
+    skip_ws(ps);
+    if (ps->p < ps->end && *ps->p == (obj ? '}' : ']')) { ps->p++; return; }
+    size_t cap = 0;
+    for (;;) {
+        if (v->len == cap) {
+            cap = cap ? 2 * cap : 8;
+            xf_json *nc = realloc(v->child, cap * sizeof *nc);
+            char **nk = obj ? realloc(v->key, cap * sizeof *nk) : NULL;
+            if (!nc || (obj && !nk)) {
+                if (nc) v->child = nc;
+                if (nk) v->key = nk;
+                fail(ps, "out of memory");
+                return;
+            }
+            v->child = nc;
+            if (obj) v->key = nk;
+        }
+        if (obj) {
+            skip_ws(ps);
+            char *k = parse_string(ps);
+            if (!k) return;
+            for (size_t i = 0; i < v->len; i++)
+                if (!strcmp(v->key[i], k)) {
+                    free(k);
+                    fail(ps, "duplicate key");
+                    return;
+                }
+            v->key[v->len] = k;
+            skip_ws(ps);
+            if (ps->p >= ps->end || *ps->p != ':') {
+                memset(&v->child[v->len++], 0, sizeof *v->child); // keeps key and child paired
+                fail(ps, "expected ':'");
+                return;
+            }
+            ps->p++;
+        }
+        parse_value(ps, &v->child[v->len++], depth + 1);
+        if (ps->failed) return;
+        skip_ws(ps);
+        if (ps->p < ps->end && *ps->p == ',') { ps->p++; continue; }
+        if (ps->p < ps->end && *ps->p == (obj ? '}' : ']')) { ps->p++; return; }
+        fail(ps, obj ? "expected ',' or '}'" : "expected ',' or ']'");
+        return;
+    }
+}
 
 static void parse_value(parser *ps, xf_json *v, int depth)
 {
@@ -155,51 +207,8 @@ static void parse_value(parser *ps, xf_json *v, int depth)
     if (ps->p >= ps->end) { fail(ps, "unexpected end"); return; }
     char c = *ps->p;
     if (c == '{' || c == '[') {
-        int obj = c == '{';
-        v->type = obj ? XF_JSON_OBJECT : XF_JSON_ARRAY;
-        ps->p++;
-        skip_ws(ps);
-        if (ps->p < ps->end && *ps->p == (obj ? '}' : ']')) { ps->p++; return; }
-        size_t cap = 0;
-        for (;;) {
-            if (v->len == cap) {
-                cap = cap ? 2 * cap : 8;
-                xf_json *nc = realloc(v->child, cap * sizeof *nc);
-                char **nk = obj ? realloc(v->key, cap * sizeof *nk) : NULL;
-                if (!nc || (obj && !nk)) {
-                    if (nc) v->child = nc;
-                    if (nk) v->key = nk;
-                    { fail(ps, "out of memory"); return; }
-                }
-                v->child = nc;
-                if (obj) v->key = nk;
-            }
-            if (obj) {
-                skip_ws(ps);
-                char *k = parse_string(ps);
-                if (!k) return;
-                for (size_t i = 0; i < v->len; i++)
-                    if (!strcmp(v->key[i], k)) {
-                        free(k);
-                        fail(ps, "duplicate key");
-                        return;
-                    }
-                v->key[v->len] = k;
-                skip_ws(ps);
-                if (ps->p >= ps->end || *ps->p != ':') {
-                    memset(&v->child[v->len++], 0, sizeof *v->child); // keeps key and child paired
-                    { fail(ps, "expected ':'"); return; }
-                }
-                ps->p++;
-            }
-            parse_value(ps, &v->child[v->len++], depth + 1);
-            if (ps->failed) return;
-            skip_ws(ps);
-            if (ps->p < ps->end && *ps->p == ',') { ps->p++; continue; }
-            if (ps->p < ps->end && *ps->p == (obj ? '}' : ']')) { ps->p++; return; }
-            fail(ps, obj ? "expected ',' or '}'" : "expected ',' or ']'");
-            return;
-        }
+        parse_container(ps, v, depth, c == '{');
+        return;
     }
     if (c == '"') {
         v->type = XF_JSON_STRING;

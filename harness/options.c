@@ -43,6 +43,101 @@ static double parse_double(const char *opt, const char *s, double lo, double hi)
 
 enum { SIZE_MAX_ARG = 1 << 30 };
 
+// What the shape options give before they are combined: d_model, seq and
+// steps set other fields, and --d-model must agree with --dk if both are set.
+typedef struct {
+    int d_model, dk_set, seq, seq_q, seq_k, steps;
+} shape_given;
+
+// The shape options (--batch ... --greedy): 1 if opt is one of them.
+static int parse_shape_option(const char *opt, const char *val, xf_case *c, shape_given *g, int *heads_set)
+{
+    if (!strcmp(opt, "--batch")) c->batch = parse_int(opt, val, 1, SIZE_MAX_ARG);
+    else if (!strcmp(opt, "--heads")) c->heads = parse_int(opt, val, 1, SIZE_MAX_ARG), *heads_set = 1;
+    else if (!strcmp(opt, "--dk")) c->dk = parse_int(opt, val, 1, SIZE_MAX_ARG), g->dk_set = 1;
+    else if (!strcmp(opt, "--d-model")) g->d_model = parse_int(opt, val, 1, SIZE_MAX_ARG);
+    else if (!strcmp(opt, "--d-ff")) c->d_ff = parse_int(opt, val, 1, SIZE_MAX_ARG);
+    else if (!strcmp(opt, "--seq")) g->seq = parse_int(opt, val, 1, SIZE_MAX_ARG);
+    else if (!strcmp(opt, "--seq-q")) g->seq_q = parse_int(opt, val, 1, SIZE_MAX_ARG);
+    else if (!strcmp(opt, "--seq-k")) g->seq_k = parse_int(opt, val, 1, SIZE_MAX_ARG);
+    else if (!strcmp(opt, "--layers")) c->layers = parse_int(opt, val, 0, 1000);
+    else if (!strcmp(opt, "--vocab")) c->vocab = parse_int(opt, val, 1, SIZE_MAX_ARG);
+    else if (!strcmp(opt, "--n")) c->n = parse_int(opt, val, 1, SIZE_MAX_ARG);
+    else if (!strcmp(opt, "--k")) c->k = parse_int(opt, val, 1, SIZE_MAX_ARG);
+    else if (!strcmp(opt, "--relu")) c->relu = parse_int(opt, val, 0, 1);
+    else if (!strcmp(opt, "--causal")) c->causal = parse_int(opt, val, 0, 1);
+    else if (!strcmp(opt, "--final-norm")) c->final_norm = parse_int(opt, val, 0, 1);
+    else if (!strcmp(opt, "--depth")) c->depth = parse_int(opt, val, 0, SIZE_MAX_ARG - 1);
+    else if (!strcmp(opt, "--steps")) g->steps = parse_int(opt, val, 1, SIZE_MAX_ARG);
+    else if (!strcmp(opt, "--greedy")) c->greedy = parse_int(opt, val, 0, 1);
+    else if (!strcmp(opt, "--seed")) c->seed = (uint64_t)parse_int(opt, val, 0, INT_MAX);
+    else if (!strcmp(opt, "--dtype")) {
+        int d = xf_dtype_from_name(val);
+        if (d < 0) xf_die_usage("--dtype: '%s' is not f32 or bf16", val);
+        c->dtype = (xf_dtype)d;
+    } else if (!strcmp(opt, "--pad")) {
+        int p = xf_pad_from_name(val);
+        if (p < 0) xf_die_usage("--pad: '%s' is not none, some, all-but-one or all", val);
+        c->pad = (xf_pad)p;
+    } else return 0;
+    return 1;
+}
+
+// What to run and how (--stage ... --min-reps): 1 if opt is one of them.
+static int parse_run_option(const char *opt, const char *val, xf_options *o)
+{
+    if (!strcmp(opt, "--stage")) o->stages = val;
+    else if (!strcmp(opt, "--variant")) o->variants = val;
+    else if (!strcmp(opt, "--use")) o->use = val;
+    else if (!strcmp(opt, "--grid")) {
+        if (strcmp(val, "quick") && strcmp(val, "full")) xf_die_usage("--grid: '%s' is not quick or full", val);
+        o->grid = val;
+    } else if (!strcmp(opt, "--csv")) o->csv = val;
+    else if (!strcmp(opt, "--jsonl")) o->jsonl = val;
+    else if (!strcmp(opt, "--strict")) o->strict = parse_int(opt, val, 0, 1);
+    else if (!strcmp(opt, "--retune")) o->retune = parse_int(opt, val, 0, 1);
+    else if (!strcmp(opt, "--tune-time")) o->tune_time = parse_double(opt, val, 0.0, 60.0);
+    else if (!strcmp(opt, "--rounds")) o->rounds = parse_int(opt, val, 1, 10000);
+    else if (!strcmp(opt, "--order-seed")) o->order_seed = (uint64_t)parse_int(opt, val, 0, INT_MAX);
+    else if (!strcmp(opt, "--weights")) o->weights = val;
+    else if (!strcmp(opt, "--out")) o->out = val;
+    else if (!strcmp(opt, "--decode")) o->decode = parse_int(opt, val, 0, 1);
+    else if (!strcmp(opt, "--threads")) o->threads = parse_int(opt, val, 1, 1024);
+    else if (!strcmp(opt, "--min-time")) o->min_time = parse_double(opt, val, 0.0, 3600.0);
+    else if (!strcmp(opt, "--min-reps")) o->min_reps = parse_int(opt, val, 1, 1000000);
+    else return 0;
+    return 1;
+}
+
+// The shape from what was given: d_model into dk, the lengths, d_ff's
+// default; sizes whose products would overflow the contracts' ints refused.
+static void finish_shape(xf_case *c, const shape_given *g)
+{
+    if (g->d_model) {
+        if (g->dk_set && g->d_model != c->heads * c->dk)
+            xf_die_usage("--d-model %d disagrees with --heads %d * --dk %d = %ld", g->d_model, c->heads, c->dk,
+                         (long)c->heads * c->dk);
+        if (g->d_model % c->heads)
+            xf_die_usage("--d-model %d is not a multiple of --heads %d", g->d_model, c->heads);
+        c->dk = g->d_model / c->heads;
+    }
+    if ((long)c->heads * c->dk > SIZE_MAX_ARG)
+        xf_die_usage("d_model = heads * dk = %ld is too large", (long)c->heads * c->dk);
+    c->dec_layers = c->layers;
+    if (g->seq) c->seq_q = c->seq_k = g->seq;
+    if (g->seq_q) c->seq_q = g->seq_q;
+    if (g->seq_k) c->seq_k = g->seq_k;
+    if (g->steps) {
+        if (g->seq_q && g->seq_q != g->steps)
+            xf_die_usage("--steps %d disagrees with --seq-q %d (the same length)", g->steps, g->seq_q);
+        c->seq_q = g->steps;
+    }
+    if (!c->d_ff) c->d_ff = (long)4 * c->heads * c->dk > SIZE_MAX_ARG ? SIZE_MAX_ARG : 4 * c->heads * c->dk;
+    long max_seq = c->seq_q > c->seq_k ? c->seq_q : c->seq_k;
+    if ((long)c->batch * max_seq > SIZE_MAX_ARG)
+        xf_die_usage("batch * seq = %ld rows is too large", (long)c->batch * max_seq);
+}
+
 void xf_options_parse(int argc, char **argv, xf_options *o)
 {
     memset(o, 0, sizeof *o);
@@ -58,7 +153,7 @@ void xf_options_parse(int argc, char **argv, xf_options *o)
     o->min_reps = 5;
     o->rounds = 1;
     o->order_seed = 1;
-    int d_model = 0, dk_set = 0, seq = 0, seq_q = 0, seq_k = 0, steps = 0;
+    shape_given given = {0};
     if (argc < 2) xf_die_usage("no command given (try 'xfbench --help')");
     o->command = argv[1];
     if (strcmp(o->command, "--help") == 0 || strcmp(o->command, "-h") == 0 ||
@@ -78,97 +173,33 @@ void xf_options_parse(int argc, char **argv, xf_options *o)
         if (eq) *eq = '\0', val = eq + 1;
         else if (i + 1 < argc) val = argv[++i];
         else xf_die_usage("%s needs a value", opt);
-        xf_case *c = &o->shape;
-        if (!strcmp(opt, "--batch")) c->batch = parse_int(opt, val, 1, SIZE_MAX_ARG);
-        else if (!strcmp(opt, "--heads")) c->heads = parse_int(opt, val, 1, SIZE_MAX_ARG), o->heads_set = 1;
-        else if (!strcmp(opt, "--dk")) c->dk = parse_int(opt, val, 1, SIZE_MAX_ARG), dk_set = 1;
-        else if (!strcmp(opt, "--d-model")) d_model = parse_int(opt, val, 1, SIZE_MAX_ARG);
-        else if (!strcmp(opt, "--d-ff")) c->d_ff = parse_int(opt, val, 1, SIZE_MAX_ARG);
-        else if (!strcmp(opt, "--seq")) seq = parse_int(opt, val, 1, SIZE_MAX_ARG);
-        else if (!strcmp(opt, "--seq-q")) seq_q = parse_int(opt, val, 1, SIZE_MAX_ARG);
-        else if (!strcmp(opt, "--seq-k")) seq_k = parse_int(opt, val, 1, SIZE_MAX_ARG);
-        else if (!strcmp(opt, "--layers")) c->layers = parse_int(opt, val, 0, 1000);
-        else if (!strcmp(opt, "--vocab")) c->vocab = parse_int(opt, val, 1, SIZE_MAX_ARG);
-        else if (!strcmp(opt, "--n")) c->n = parse_int(opt, val, 1, SIZE_MAX_ARG);
-        else if (!strcmp(opt, "--k")) c->k = parse_int(opt, val, 1, SIZE_MAX_ARG);
-        else if (!strcmp(opt, "--relu")) c->relu = parse_int(opt, val, 0, 1);
-        else if (!strcmp(opt, "--causal")) c->causal = parse_int(opt, val, 0, 1);
-        else if (!strcmp(opt, "--final-norm")) c->final_norm = parse_int(opt, val, 0, 1);
-        else if (!strcmp(opt, "--depth")) c->depth = parse_int(opt, val, 0, SIZE_MAX_ARG - 1);
-        else if (!strcmp(opt, "--steps")) steps = parse_int(opt, val, 1, SIZE_MAX_ARG);
-        else if (!strcmp(opt, "--greedy")) c->greedy = parse_int(opt, val, 0, 1);
-        else if (!strcmp(opt, "--dtype")) {
-            int d = xf_dtype_from_name(val);
-            if (d < 0) xf_die_usage("--dtype: '%s' is not f32 or bf16", val);
-            c->dtype = (xf_dtype)d;
-        }
-        else if (!strcmp(opt, "--seed")) c->seed = (uint64_t)parse_int(opt, val, 0, INT_MAX);
-        else if (!strcmp(opt, "--pad")) {
-            int p = xf_pad_from_name(val);
-            if (p < 0) xf_die_usage("--pad: '%s' is not none, some, all-but-one or all", val);
-            c->pad = (xf_pad)p;
-        } else if (!strcmp(opt, "--stage")) o->stages = val;
-        else if (!strcmp(opt, "--variant")) o->variants = val;
-        else if (!strcmp(opt, "--use")) o->use = val;
-        else if (!strcmp(opt, "--grid")) {
-            if (strcmp(val, "quick") && strcmp(val, "full"))
-                xf_die_usage("--grid: '%s' is not quick or full", val);
-            o->grid = val;
-        } else if (!strcmp(opt, "--csv")) o->csv = val;
-        else if (!strcmp(opt, "--jsonl")) o->jsonl = val;
-        else if (!strcmp(opt, "--strict")) o->strict = parse_int(opt, val, 0, 1);
-        else if (!strcmp(opt, "--retune")) o->retune = parse_int(opt, val, 0, 1);
-        else if (!strcmp(opt, "--tune-time")) o->tune_time = parse_double(opt, val, 0.0, 60.0);
-        else if (!strcmp(opt, "--rounds")) o->rounds = parse_int(opt, val, 1, 10000);
-        else if (!strcmp(opt, "--order-seed")) o->order_seed = (uint64_t)parse_int(opt, val, 0, INT_MAX);
-        else if (!strcmp(opt, "--weights")) o->weights = val;
-        else if (!strcmp(opt, "--out")) o->out = val;
-        else if (!strcmp(opt, "--decode")) o->decode = parse_int(opt, val, 0, 1);
-        else if (!strcmp(opt, "--threads")) o->threads = parse_int(opt, val, 1, 1024);
-        else if (!strcmp(opt, "--min-time")) o->min_time = parse_double(opt, val, 0.0, 3600.0);
-        else if (!strcmp(opt, "--min-reps")) o->min_reps = parse_int(opt, val, 1, 1000000);
-        else xf_die_usage("unknown option '%s' (try 'xfbench %s --help')", opt, o->command);
+        if (!parse_shape_option(opt, val, &o->shape, &given, &o->heads_set) && !parse_run_option(opt, val, o))
+            xf_die_usage("unknown option '%s' (try 'xfbench %s --help')", opt, o->command);
     }
-    xf_case *c = &o->shape;
-    if (d_model) {
-        if (dk_set && d_model != c->heads * c->dk)
-            xf_die_usage("--d-model %d disagrees with --heads %d * --dk %d = %ld", d_model,
-                         c->heads, c->dk, (long)c->heads * c->dk);
-        if (d_model % c->heads)
-            xf_die_usage("--d-model %d is not a multiple of --heads %d", d_model, c->heads);
-        c->dk = d_model / c->heads;
-    }
-    if ((long)c->heads * c->dk > SIZE_MAX_ARG)
-        xf_die_usage("d_model = heads * dk = %ld is too large", (long)c->heads * c->dk);
-    c->dec_layers = c->layers;
-    if (seq) c->seq_q = c->seq_k = seq;
-    if (seq_q) c->seq_q = seq_q;
-    if (seq_k) c->seq_k = seq_k;
-    if (steps) {
-        if (seq_q && seq_q != steps) xf_die_usage("--steps %d disagrees with --seq-q %d (the same length)", steps, seq_q);
-        c->seq_q = steps;
-    }
-    if (!c->d_ff) c->d_ff = (long)4 * c->heads * c->dk > SIZE_MAX_ARG ? SIZE_MAX_ARG : 4 * c->heads * c->dk;
-    long max_seq = c->seq_q > c->seq_k ? c->seq_q : c->seq_k;
-    if ((long)c->batch * max_seq > SIZE_MAX_ARG)
-        xf_die_usage("batch * seq = %ld rows is too large", (long)c->batch * max_seq);
+    finish_shape(&o->shape, &given);
+}
+
+// xfbench --help: the commands and the environment.
+static void usage_overview(void)
+{
+    puts("usage: xfbench COMMAND [options]   (xfbench COMMAND --help for its options)\n"
+         "commands:\n"
+         "  list     every stage x variant, available here or not, and why\n"
+         "  check    run variants against the fp64 reference; exit 1 on any failure\n"
+         "  bench    check, then time; print GFLOP/s and GB/s; --csv FILE appends rows\n"
+         "  forward  the whole encoder-decoder pass: check, time, per-stage breakdown\n"
+         "  peak     measure this machine's FMA peak and memory bandwidth (cached for bench)\n"
+         "  compare  A.csv B.csv [--fail-below R] [--seed N]: per-case speedup of run B over run A with\n"
+         "           95% bootstrap intervals and Mann-Whitney p-values, geometric means per stage and\n"
+         "           variant with intervals; exit 1 if a whole interval lies below R\n"
+         "environment: XFBENCH_MAX_ISA=scalar|avx2|avx512|avx512bf16 caps the SIMD families used;\n"
+         "  XFBENCH_REF=plain checks with the fp64 reference's plain loops (default fast: blocked, threaded)");
 }
 
 void xf_usage(const char *command)
 {
     if (!command || !strcmp(command, "help")) {
-        puts("usage: xfbench COMMAND [options]   (xfbench COMMAND --help for its options)\n"
-             "commands:\n"
-             "  list     every stage x variant, available here or not, and why\n"
-             "  check    run variants against the fp64 reference; exit 1 on any failure\n"
-             "  bench    check, then time; print GFLOP/s and GB/s; --csv FILE appends rows\n"
-             "  forward  the whole encoder-decoder pass: check, time, per-stage breakdown\n"
-             "  peak     measure this machine's FMA peak and memory bandwidth (cached for bench)\n"
-             "  compare  A.csv B.csv [--fail-below R] [--seed N]: per-case speedup of run B over run A with\n"
-             "           95% bootstrap intervals and Mann-Whitney p-values, geometric means per stage and\n"
-             "           variant with intervals; exit 1 if a whole interval lies below R\n"
-             "environment: XFBENCH_MAX_ISA=scalar|avx2|avx512|avx512bf16 caps the SIMD families used;\n"
-             "  XFBENCH_REF=plain checks with the fp64 reference's plain loops (default fast: blocked, threaded)");
+        usage_overview();
         return;
     }
     printf("usage: xfbench %s [options]\n", command);

@@ -97,6 +97,30 @@ static int block_rows(int n)
     return rows > 256 ? 256 : rows < 8 ? 8 : rows;
 }
 
+// A block's m output rows (from query row qrow0 of head h) from its P V
+// products: the values, and the bound or the variance where asked for.
+static void write_block(const xf_attention_args *a, const block *bl, size_t qrow0, int h, int m, double *out,
+                        double *outvar, double *bound)
+{
+    const int n = a->seq_k, dk = a->dk;
+    for (int r = 0; r < m; r++) {
+        const size_t ooff = (qrow0 + r) * a->ldo + (size_t)h * dk;
+        const int vis = bl->visible[r];
+        for (int d = 0; d < dk; d++) {
+            const size_t e = (size_t)r * dk + d;
+            const double acc = bl->o[e], abs_pv = bl->abs[e];
+            out[ooff + d] = acc;
+            if (bound)
+                bound[ooff + d] =
+                    xf_attn_out_bound(bl->err[e] + xf_weight_err(bl->worst[r], vis) * abs_pv, vis, n, abs_pv, acc);
+            if (outvar) {
+                const double var = bl->wv2[e] - 2.0 * acc * bl->wv[e] + acc * acc * bl->wsum[r] + bl->pvv[e];
+                outvar[ooff + d] = xf_attn_out_var(var, vis, n, abs_pv, acc);
+            }
+        }
+    }
+}
+
 // One (batch, head): its query rows a block at a time.
 static void head(const xf_attention_args *a, int b, int h, const double *q, const double *k, const double *v,
                  const double *qvar, const double *kvar, const double *vvar, double math_ulp, double *out,
@@ -151,22 +175,7 @@ static void head(const xf_attention_args *a, int b, int h, const double *q, cons
             xf_gemm_d(m, dk, ne, bl.w, (size_t)n, 1, vh, (size_t)a->ldv, 1, bl.wv, (size_t)dk);
             xf_gemm_d(m, dk, ne, bl.p2, (size_t)n, 1, vvh, (size_t)a->ldv, 1, bl.pvv, (size_t)dk);
         }
-        for (int r = 0; r < m; r++) {
-            const size_t ooff = (qrow0 + r) * a->ldo + (size_t)h * dk;
-            const int vis = bl.visible[r];
-            for (int d = 0; d < dk; d++) {
-                const size_t e = (size_t)r * dk + d;
-                const double acc = bl.o[e], abs_pv = bl.abs[e];
-                out[ooff + d] = acc;
-                if (want_bound)
-                    bound[ooff + d] =
-                        xf_attn_out_bound(bl.err[e] + xf_weight_err(bl.worst[r], vis) * abs_pv, vis, n, abs_pv, acc);
-                if (want_var) {
-                    const double var = bl.wv2[e] - 2.0 * acc * bl.wv[e] + acc * acc * bl.wsum[r] + bl.pvv[e];
-                    outvar[ooff + d] = xf_attn_out_var(var, vis, n, abs_pv, acc);
-                }
-            }
-        }
+        write_block(a, &bl, qrow0, h, m, out, outvar, bound);
     }
     free(ka), free(va), free(k2), free(v2);
 }

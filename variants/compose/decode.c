@@ -79,6 +79,46 @@ static int32_t argmax(const xf_act *v, int n)
     return best;
 }
 
+// A step's input x (batch,d): its tokens embedded at position step (the
+// target's, or under greedy the argmax of the last step's logits, written
+// to tokens), or the given embedded target's row step of each sequence.
+static void step_input(xf_exec *ex, const xf_generate_args *a, int step, const xf_act *logits, int32_t *ids,
+                       xf_act *x)
+{
+    const int d = a->heads * a->dk, B = a->batch;
+    if (!a->tgt_ids) {
+        for (int b = 0; b < B; b++)
+            memcpy(x + (size_t)b * d, a->XF_ACT(tgt_x) + ((size_t)b * a->steps + step) * d, (size_t)d * sizeof(xf_act));
+        return;
+    }
+    for (int b = 0; b < B; b++) {
+        int32_t id = a->tgt_ids[(size_t)b * a->steps + step];
+        if (a->greedy && step > 0) id = argmax(logits + (size_t)b * a->vocab, a->vocab);
+        ids[b] = a->tokens[(size_t)b * a->steps + step] = id;
+    }
+    xf_embed_args e = {.batch = B, .seq = 1, .d_model = d, .vocab = a->vocab, .pos0 = step, .ids = ids,
+                       .XF_ACT(table) = XF_WEIGHT(ex, a->tgt_table, (size_t)a->vocab * d),
+                       .XF_ACT(y) = x, .dtype = XF_ACT_DTYPE};
+    xf_exec_call(ex, XF_EMBED, &e, sizeof e);
+}
+
+// A step's rows (batch,d) and logits (batch,vocab) into the outputs y and
+// logits at row step of each sequence.
+static void step_output(const xf_generate_args *a, int step, const xf_act *in, const xf_act *logits)
+{
+    const int d = a->heads * a->dk;
+    for (int b = 0; b < a->batch; b++) {
+        // Past a sequence's end (its trailing target padding) the step
+        // still runs for the batch; its row is zero by contract.
+        xf_act *y = a->XF_ACT(y) + ((size_t)b * a->steps + step) * d;
+        if (a->tgt_pad && a->tgt_pad[(size_t)b * a->steps + step]) memset(y, 0, (size_t)d * sizeof(xf_act));
+        else memcpy(y, in + (size_t)b * d, (size_t)d * sizeof(xf_act));
+        if (a->XF_ACT(logits))
+            memcpy(a->XF_ACT(logits) + ((size_t)b * a->steps + step) * a->vocab, logits + (size_t)b * a->vocab,
+                   (size_t)a->vocab * sizeof(xf_act));
+    }
+}
+
 // The encoder once, the memory's K|V once per decoder layer, then one step
 // per token through every layer, the final norm and the logits. The caches
 // (one per layer, `steps` rows) and every activation are scratch from
@@ -110,21 +150,7 @@ void XF_PART(generate)(xf_exec *ex, const xf_generate_args *a)
         XF_PART(rows_scatter)(&src, 2 * d, kv_compact, cross_kv[l]);
     }
     for (int step = 0; step < a->steps; step++) {
-        if (a->tgt_ids) {
-            for (int b = 0; b < B; b++) {
-                int32_t id = a->tgt_ids[(size_t)b * a->steps + step];
-                if (a->greedy && step > 0) id = argmax(logits + (size_t)b * a->vocab, a->vocab);
-                ids[b] = a->tokens[(size_t)b * a->steps + step] = id;
-            }
-            xf_embed_args e = {.batch = B, .seq = 1, .d_model = d, .vocab = a->vocab, .pos0 = step, .ids = ids,
-                               .XF_ACT(table) = XF_WEIGHT(ex, a->tgt_table, (size_t)a->vocab * d),
-                               .XF_ACT(y) = x, .dtype = XF_ACT_DTYPE};
-            xf_exec_call(ex, XF_EMBED, &e, sizeof e);
-        } else { // the given embedded target, row step of each sequence
-            for (int b = 0; b < B; b++)
-                memcpy(x + (size_t)b * d, a->XF_ACT(tgt_x) + ((size_t)b * a->steps + step) * d,
-                       (size_t)d * sizeof(xf_act));
-        }
+        step_input(ex, a, step, logits, ids, x);
         const xf_act *in = x;
         for (int l = 0; l < L; l++) {
             xf_act *out = t[l % 2];
@@ -147,16 +173,7 @@ void XF_PART(generate)(xf_exec *ex, const xf_generate_args *a)
                                  .XF_ACT(logits) = logits, .dtype = XF_ACT_DTYPE};
             xf_exec_call(ex, XF_LM_HEAD, &h, sizeof h);
         }
-        for (int b = 0; b < B; b++) {
-            // Past a sequence's end (its trailing target padding) the step
-            // still runs for the batch; its row is zero by contract.
-            xf_act *y = a->XF_ACT(y) + ((size_t)b * a->steps + step) * d;
-            if (a->tgt_pad && a->tgt_pad[(size_t)b * a->steps + step]) memset(y, 0, (size_t)d * sizeof(xf_act));
-            else memcpy(y, in + (size_t)b * d, (size_t)d * sizeof(xf_act));
-            if (logits_out)
-                memcpy(logits_out + ((size_t)b * a->steps + step) * a->vocab, logits + (size_t)b * a->vocab,
-                       (size_t)a->vocab * sizeof(xf_act));
-        }
+        step_output(a, step, in, logits);
     }
 }
 
