@@ -53,6 +53,7 @@ typedef struct xf_instance {
         xf_attention_args attention;
         xf_add_layernorm_args add_layernorm;
         xf_lm_head_args lm_head;
+        xf_rmsnorm_args rmsnorm;
         xf_ffn_args ffn;
         xf_encoder_layer_args encoder_layer;
         xf_decoder_layer_args decoder_layer;

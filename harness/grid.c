@@ -9,6 +9,7 @@ static const int SEQS[] = {1, 3, 17, 113};
 static const int DKS[] = {8, 24, 64, 72, 128};
 static const int HEADS[] = {1, 3, 8};
 static const int BATCHES[] = {1, 3};
+static const int RAGGED_ROWS[] = {13, 37}; // row widths of the row-wise stages (one head)
 // (seq_q, seq_k) pairs for cross-attention, both longer and shorter.
 static const int CROSS[][2] = {{1, 17}, {17, 3}, {113, 17}, {3, 113}};
 // Linear (n, k): tiny, odd, K not a multiple of any vector width, wide,
@@ -118,6 +119,13 @@ void xf_grid_rows(xf_grid *l, int full)
                     if (!full && (s + b + h + d) % 4 != 0) continue;
                     push(l, shape(l, BATCHES[b], HEADS[h], DKS[d], SEQS[s], SEQS[s]));
                 }
+    // Every heads x dk above is a multiple of 8 floats: rows of 13 and 37
+    // leave a tail of every SIMD width (5 and 13 of avx512's 16, 5 of
+    // avx2's 8), which a tail dropped from avx2's sums would otherwise pass.
+    for (int s = 0; s < COUNT(SEQS); s++)
+        for (int b = 0; b < COUNT(BATCHES); b++)
+            for (int w = 0; w < COUNT(RAGGED_ROWS); w++)
+                if (full || (s + b + w) % 2 == 0) push(l, shape(l, BATCHES[b], 1, RAGGED_ROWS[w], SEQS[s], SEQS[s]));
 }
 
 // Compound stages: small models over the pads, 2 + 2 layers.

@@ -13,7 +13,7 @@
 // so a stage cannot be half-added (docs/adding.md).
 #define XF_PRIMITIVE_STAGES(X)                                                                   \
     X(embed, EMBED) X(linear, LINEAR) X(softmax, SOFTMAX) X(attention, ATTENTION)               \
-    X(add_layernorm, ADD_LAYERNORM) X(lm_head, LM_HEAD)
+    X(add_layernorm, ADD_LAYERNORM) X(lm_head, LM_HEAD) X(rmsnorm, RMSNORM)
 #define XF_COMPOUND_STAGES(X)                                                                    \
     X(ffn, FFN) X(encoder_layer, ENCODER_LAYER) X(decoder_layer, DECODER_LAYER) X(forward, FORWARD)            \
     X(decode_layer, DECODE_LAYER) X(generate, GENERATE)

@@ -39,6 +39,7 @@ pair mutant-causal-off "error" $att --pad none --causal 1
 pair mutant-heads-swapped "error" $att --pad none
 pair mutant-mask-shifted "error" --stage attention --batch 1 --heads 1 --dk 8 --seq-q 3 --seq-k 113 --pad all-but-one
 pair mutant-keras-eps "error" --stage add_layernorm --batch 2 --heads 8 --dk 64 --seq 5
+pair mutant-rms-eps-dropped "error" --stage rmsnorm --batch 1 --heads 2 --dk 8 --seq 3
 pair mutant-write-past-end "guard zone" --stage linear --batch 1 --seq 3 --n 5 --k 7
 pair mutant-bias-dropped "error" --stage linear --batch 1 --seq 3 --n 5 --k 7
 pair mutant-last-row-skipped "nan" --stage linear --batch 1 --seq 3 --n 5 --k 7

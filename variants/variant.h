@@ -9,6 +9,7 @@
 #include "../kernels/embed.h"
 #include "../kernels/linear.h"
 #include "../kernels/lm_head.h"
+#include "../kernels/rmsnorm.h"
 #include "../kernels/softmax.h"
 
 typedef struct xf_variant {

@@ -28,11 +28,11 @@ static void naive_row(int n, float *t, float scale, const uint8_t *pad_row, int 
     xf_naive_softmax_row(n, t, pad_row, causal, i);
 }
 
-// The best SIMD family's row the CPU allows, else naive's.
-static softmax_row_fn best_softmax_row(void)
+// The widest SIMD family's row the CPU allows, else naive's.
+static softmax_row_fn widest_softmax_row(void)
 {
 #if defined(XF_HAVE_AVX512) || defined(XF_HAVE_AVX2)
-    const xf_simd_kernels *k = xf_simd_best_kernels();
+    const xf_simd_kernels *k = xf_simd_widest_kernels();
     if (k) return k->softmax_row;
 #endif
     return naive_row;
@@ -66,7 +66,7 @@ static int attention_prepare(const void *args, void **ctx)
     if (!c) return -1;
     c->s = malloc((size_t)a->seq_q * a->seq_k * sizeof(float));
     if (!c->s) return free(c), -1;
-    c->row = best_softmax_row();
+    c->row = widest_softmax_row();
     *ctx = c;
     return 0;
 }

@@ -31,7 +31,7 @@ int xf_xsmm_attention_prepare(const void *args, void **ctx)
     const xf_attention_args *a = args;
     attention_ctx *c = calloc(1, sizeof *c);
     if (!c) return -1;
-    c->simd = xf_simd_best_kernels();
+    c->simd = xf_simd_widest_kernels();
     c->kt = malloc((size_t)a->dk * a->seq_k * sizeof(float) + 64);
     c->s = malloc((size_t)a->seq_q * a->seq_k * sizeof(float) + 64);
     if (!c->simd || !c->kt || !c->s ||

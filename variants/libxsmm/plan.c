@@ -58,7 +58,7 @@ void xf_xsmm_plan_tile(const xf_xsmm_plan *p, const float *a, const float *b, fl
 const char *xf_xsmm_unavailable(void)
 {
     static int ready;
-    const xf_simd_kernels *k = xf_simd_best_kernels();
+    const xf_simd_kernels *k = xf_simd_widest_kernels();
     if (!k) return "needs AVX2 or AVX-512 (and the avx2 or avx512 kernels for its softmax)";
     if (!ready) { // tell the JIT the ISA cap before the first dispatch
         libxsmm_init();

@@ -43,7 +43,7 @@ void xf_xsmm_plan_tile(const xf_xsmm_plan *p, const float *a, const float *b, fl
 
 // Where libxsmm may run: the cap of XFBENCH_MAX_ISA (its JIT is told the
 // target) and the SIMD kernels the attention's softmax uses
-// (xf_simd_best_kernels).
+// (xf_simd_widest_kernels).
 const char *xf_xsmm_unavailable(void);
 
 int xf_xsmm_linear_prepare(const void *args, void **ctx);

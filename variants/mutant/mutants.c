@@ -74,6 +74,14 @@ static void keras_eps(const void *args, void *ctx)
     xf_naive_add_layernorm_eps(args, 1e-3f);
 }
 
+// RMSNorm without its epsilon (x / sqrt(mean(x^2))): invisible on rows of
+// ordinary size, a third of y on the quiet rows (harness/stages/rmsnorm.c).
+static void rms_eps_dropped(const void *args, void *ctx)
+{
+    (void)ctx;
+    xf_naive_rmsnorm_eps(args, 0.0f);
+}
+
 // Writes one element past the end of y; only the guard zone can see it.
 static void write_past_end(const void *args, void *ctx)
 {
@@ -151,6 +159,8 @@ static const xf_variant variants[] = {
     XF_VARIANT(XF_ATTENTION, "mutant", "mutant-heads-swapped", "heads 0 and 1 swapped", 1.0, NULL, NULL,
                heads_swapped, NULL),
     XF_VARIANT(XF_ADD_LAYERNORM, "mutant", "mutant-keras-eps", "LayerNorm eps 1e-3", 1.0, NULL, NULL, keras_eps, NULL),
+    XF_VARIANT(XF_RMSNORM, "mutant", "mutant-rms-eps-dropped", "RMSNorm without eps", 1.0, NULL, NULL,
+               rms_eps_dropped, NULL),
     XF_VARIANT(XF_LINEAR, "mutant", "mutant-write-past-end", "writes y[m*n]", 1.0, NULL, NULL, write_past_end, NULL),
     XF_VARIANT(XF_LINEAR, "mutant", "mutant-bias-dropped", "bias ignored", 1.0, NULL, NULL, bias_dropped, NULL),
     XF_VARIANT(XF_LINEAR, "mutant", "mutant-last-row-skipped", "last row not written", 1.0, NULL, NULL,

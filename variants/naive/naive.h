@@ -12,7 +12,8 @@
     X(XF_SOFTMAX, softmax, "three passes per row: max, exp+sum, divide")                          \
     X(XF_ATTENTION, attention, "per query row: scores, softmax, weighted V sum")                  \
     X(XF_ADD_LAYERNORM, add_layernorm, "two-pass mean and variance per row")                      \
-    X(XF_LM_HEAD, lm_head, "one scalar dot product per logit")
+    X(XF_LM_HEAD, lm_head, "one scalar dot product per logit")                                    \
+    X(XF_RMSNORM, rmsnorm, "mean of squares, then one scale per element")
 
 #define XF_NAIVE_DECLARE_(stage, entry, summary) void xf_naive_##entry(const void *args, void *ctx);
 XF_NAIVE_VARIANTS(XF_NAIVE_DECLARE_)
@@ -30,8 +31,10 @@ void xf_naive_softmax_bf16(const void *args, void *ctx);
 void xf_naive_embed_bf16(const void *args, void *ctx);
 void xf_naive_lm_head_bf16(const void *args, void *ctx);
 
-// LayerNorm with a given epsilon; the contract's is XF_LN_EPS.
+// LayerNorm and RMSNorm with a given epsilon; the contracts' are
+// XF_LN_EPS and XF_RMS_EPS.
 void xf_naive_add_layernorm_eps(const xf_add_layernorm_args *a, float eps);
+void xf_naive_rmsnorm_eps(const xf_rmsnorm_args *a, float eps);
 
 // The softmax of one row as the naive family computes it; shared by the
 // softmax and attention stages. t is scaled in place into probabilities.

@@ -36,7 +36,7 @@ int xf_omp_decode_attention_prepare(const void *args, void **ctx)
     const xf_attention_args *a = args;
     decode_ctx *c = calloc(1, sizeof *c);
     if (!c) return -1;
-    c->k = xf_simd_best_kernels();
+    c->k = xf_simd_widest_kernels();
     c->threads = xf_omp_threads();
     const int rows = a->batch * a->seq_q;
     c->chunks = 1;

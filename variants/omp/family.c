@@ -1,5 +1,5 @@
 // The omp family's table. Its code is compiled without ISA flags: the
-// vector work happens in the SIMD family xf_simd_best_kernels() picks at run time.
+// vector work happens in the SIMD family xf_simd_widest_kernels() picks at run time.
 #include "omp_family.h"
 
 static const char *unavailable(void) { return xf_omp_unavailable(); }
@@ -24,6 +24,8 @@ static const xf_variant variants[] = {
                MATH_ULP, unavailable, xf_omp_add_layernorm_prepare, xf_omp_add_layernorm_run, xf_omp_rows_release),
     XF_VARIANT(XF_LM_HEAD, "omp", "omp", "the omp linear with the table as a bias-free weight", MATH_ULP,
                unavailable, xf_omp_lm_head_prepare, xf_omp_lm_head_run, xf_omp_linear_release),
+    XF_VARIANT(XF_RMSNORM, "omp", "omp", "threads over L1-sized row chunks of the SIMD rmsnorm rows", MATH_ULP,
+               unavailable, xf_omp_rmsnorm_prepare, xf_omp_rmsnorm_run, xf_omp_rows_release),
     XF_VARIANTS_END,
 };
 

@@ -38,7 +38,7 @@ int xf_omp_flash_prepare(const void *args, void **ctx)
         *ctx = c;
         return 0;
     }
-    c->k = xf_simd_best_kernels();
+    c->k = xf_simd_widest_kernels();
     c->threads = xf_omp_threads();
     c->kv_floats = c->k->flash_kv_floats(a->seq_k, a->dk);
     c->tiles = c->k->flash_tiles(a->seq_k);

@@ -34,7 +34,7 @@ int xf_omp_linear_prepare(const void *args, void **ctx)
     const xf_linear_args *a = args;
     linear_ctx *l = calloc(1, sizeof *l);
     if (!l) return -1;
-    l->k = xf_simd_best_kernels();
+    l->k = xf_simd_widest_kernels();
     l->threads = xf_omp_threads();
     if (a->m <= XF_FEW_ROWS) { // a decode step: weights copied as they are into huge pages
         l->few_rows = 1;

@@ -1,6 +1,6 @@
 // The OpenMP-tiled family: every stage split across a thread team along
 // the boundaries where threads share nothing they write (GEMM tiles, rows,
-// flash query blocks), each piece run by the best SIMD family this CPU
+// flash query blocks), each piece run by the widest SIMD family this CPU
 // allows (avx512, else avx2: variants/simd/kernel_table.h). The thread
 // count is OpenMP's (xfbench --threads), read at prepare time.
 #ifndef XF_OMP_FAMILY_H
@@ -9,7 +9,7 @@
 #include "../simd/kernel_table.h"
 
 // Why the family cannot run here (no SIMD kernels may), or NULL; its
-// kernels are then xf_simd_best_kernels().
+// kernels are then xf_simd_widest_kernels().
 const char *xf_omp_unavailable(void);
 // Threads a run will use: omp_get_max_threads() (1 without OpenMP).
 int xf_omp_threads(void);
@@ -35,6 +35,8 @@ int xf_omp_softmax_prepare(const void *args, void **ctx);
 void xf_omp_softmax_run(const void *args, void *ctx);
 int xf_omp_add_layernorm_prepare(const void *args, void **ctx);
 void xf_omp_add_layernorm_run(const void *args, void *ctx);
+int xf_omp_rmsnorm_prepare(const void *args, void **ctx);
+void xf_omp_rmsnorm_run(const void *args, void *ctx);
 void xf_omp_rows_release(void *ctx);
 int xf_omp_embed_prepare(const void *args, void **ctx);
 void xf_omp_embed_run(const void *args, void *ctx);

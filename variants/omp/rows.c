@@ -1,4 +1,4 @@
-// Threaded softmax and add_layernorm: rows handed out in chunks (an L1 of
+// Threaded softmax, add_layernorm and rmsnorm: rows handed out in chunks (an L1 of
 // rows: variants/isa/blocking.c), each row done by the SIMD family's row
 // kernel with the thread's scratch row. The chunks are dynamic because causal softmax rows grow in cost along the
 // sequence. Whether to stream the output is decided once, from the whole
@@ -17,7 +17,7 @@ static int rows_prepare(size_t row_floats, void **ctx)
 {
     rows_ctx *r = calloc(1, sizeof *r);
     if (!r) return -1;
-    r->k = xf_simd_best_kernels();
+    r->k = xf_simd_widest_kernels();
     r->threads = xf_omp_threads();
     if (xf_omp_buffers_new(&r->rows, r->threads, row_floats) != 0) return free(r), -1;
     *ctx = r;
@@ -39,6 +39,12 @@ int xf_omp_softmax_prepare(const void *args, void **ctx)
 int xf_omp_add_layernorm_prepare(const void *args, void **ctx)
 {
     return rows_prepare((size_t)((const xf_add_layernorm_args *)args)->d, ctx);
+}
+
+int xf_omp_rmsnorm_prepare(const void *args, void **ctx)
+{
+    (void)args;
+    return rows_prepare(0, ctx); // its row kernel needs no scratch row
 }
 
 
@@ -67,4 +73,16 @@ void xf_omp_add_layernorm_run(const void *args, void *ctx)
     for (int r0 = 0; r0 < a->rows; r0 += chunk)
         r->k->add_layernorm_rows(a, r0, r0 + chunk < a->rows ? r0 + chunk : a->rows,
                                  xf_omp_buffer(&r->rows, xf_omp_thread()), stream);
+}
+
+// x, y are (rows,d)
+void xf_omp_rmsnorm_run(const void *args, void *ctx)
+{
+    const xf_rmsnorm_args *a = args;
+    const rows_ctx *r = ctx;
+    const int stream = xf_stream_output(2 * (size_t)a->rows * a->d * sizeof(float)); // x read, y written
+    const int chunk = xf_chunk_rows((size_t)a->d * sizeof(float));
+#pragma omp parallel for schedule(dynamic) num_threads(r->threads)
+    for (int r0 = 0; r0 < a->rows; r0 += chunk)
+        r->k->rmsnorm_rows(a, r0, r0 + chunk < a->rows ? r0 + chunk : a->rows, stream);
 }

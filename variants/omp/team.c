@@ -9,7 +9,7 @@
 
 const char *xf_omp_unavailable(void)
 {
-    return xf_simd_best_kernels() ? NULL : "needs the avx2 or avx512 kernels, which cannot run here";
+    return xf_simd_widest_kernels() ? NULL : "needs the avx2 or avx512 kernels, which cannot run here";
 }
 
 int xf_omp_threads(void)

@@ -1,6 +1,6 @@
 // A SIMD family's kernels as a table of function pointers, so that a family
 // built without ISA flags (omp) can drive whichever SIMD family this CPU
-// runs best, chosen at run time. The pieces are the ones the family's own
+// allows widest (avx512, else avx2), chosen at run time. The pieces are the ones the family's own
 // single-thread variants are made of, cut at the boundaries a thread team
 // divides the work along: row ranges, GEMM tiles, flash query blocks.
 #ifndef XF_KERNEL_TABLE_H
@@ -38,8 +38,9 @@ enum { XF_FEW_ROWS = 4 };
 //   on a part of C for a thread team to share out: rows r0..r1 (r0 a
 //   multiple of gemm_mr, the rows of an A panel) and B panels p0..p1, for
 //   k > 0; gemm_k0 is the k = 0 case (C is the bias, or 0).
-// - Row ranges, with a scratch row each (seq_k or d floats); stream: write
-//   the output by streaming stores (decided from the whole call).
+// - Row ranges, softmax's and add_layernorm's with a scratch row each
+//   (seq_k or d floats); stream: write the output by streaming stores
+//   (decided from the whole call).
 // - softmax_row: one masked, scaled softmax row in place.
 // - The embed variant's prepare (the PE table), its table (seq,d), release.
 // - Fused attention by query blocks of flash_br() rows (flash.c).
@@ -57,6 +58,7 @@ enum { XF_FEW_ROWS = 4 };
     X(void, gemm_k0, (int m, int n, const float *bias, int relu, float *c, int ldc))                           \
     X(void, softmax_rows, (const xf_softmax_args *a, size_t r0, size_t r1, float *row, int stream))            \
     X(void, add_layernorm_rows, (const xf_add_layernorm_args *a, int r0, int r1, float *row, int stream))      \
+    X(void, rmsnorm_rows, (const xf_rmsnorm_args *a, int r0, int r1, int stream))                             \
     X(void, embed_rows, (const xf_embed_args *a, const float *pe, int r0, int r1))                             \
     X(void, softmax_row, (int n, float *t, float scale, const uint8_t *pad_row, int causal, int i))            \
     X(int, embed_prepare, (const void *args, void **ctx))                                                      \
@@ -90,7 +92,7 @@ extern const xf_simd_kernels xf_avx2_kernels;
 extern const xf_simd_kernels xf_avx512_kernels;
 
 // avx512's table, else avx2's, as far as the CPU and XFBENCH_MAX_ISA
-// allow; NULL if neither may run (best_kernels.c).
-const xf_simd_kernels *xf_simd_best_kernels(void);
+// allow; NULL if neither may run (widest_kernels.c).
+const xf_simd_kernels *xf_simd_widest_kernels(void);
 
 #endif

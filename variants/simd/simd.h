@@ -78,7 +78,8 @@ float XF_FN(read)(const float *b, long n);
       "<= 4 query rows: K/V read in place")                                                                   \
     X(XF_ATTENTION, "-3pass", attention3, "Q K^T GEMM, softmax rows, P V GEMM")                             \
     X(XF_ADD_LAYERNORM, "", add_layernorm, "add + two-pass mean/variance on an L1-resident row")            \
-    X(XF_LM_HEAD, "", lm_head, "the linear with the table as weight (packed as B^T; <= 4 rows: streamed)")
+    X(XF_LM_HEAD, "", lm_head, "the linear with the table as weight (packed as B^T; <= 4 rows: streamed)") \
+    X(XF_RMSNORM, "", rmsnorm, "sum of squares in vectors, then x * 1/rms * gamma from L1")
 
 #define XF_SIMD_DECLARE_ENTRIES_(stage, suffix, prefix, summary)                                            \
     int XF_FN(prefix##_prepare)(const void *args, void **ctx);                                              \
