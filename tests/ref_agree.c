@@ -24,6 +24,49 @@
 
 enum { MAX_OUT = XF_MAX_OUTPUTS };
 
+static const double TOL = 1e-12;
+
+// One case: its reference by the plain loops, then the fast way; prints
+// each output beyond TOL and returns how many; *worst_val and *worst_bound
+// grow to the largest relative differences seen. -1: out of memory.
+static int agree_case(const xf_case *c, double *worst_val, double *worst_bound)
+{
+    xf_instance in;
+    if (xf_instance_build(&in, c)) return -1;
+    // A math_ulp of 4: the bounds' exp term present, as a SIMD variant's.
+    xf_ref_set_plain(1);
+    xf_instance_reference(&in, 4.0);
+    double *ref[MAX_OUT], *bound[MAX_OUT];
+    for (int k = 0; k < in.nout; k++) {
+        const size_t bytes = in.out[k].count * sizeof(double);
+        ref[k] = malloc(bytes), bound[k] = malloc(bytes);
+        memcpy(ref[k], in.ref[k], bytes), memcpy(bound[k], in.bound[k], bytes);
+    }
+    xf_ref_set_plain(0);
+    in.bound_ulp = -1.0; // computed again, the fast way
+    xf_instance_reference(&in, 4.0);
+    int failed = 0;
+    for (int k = 0; k < in.nout; k++) {
+        double scale = 0.0, dv = 0.0, db = 0.0;
+        for (size_t i = 0; i < in.out[k].count; i++) scale = fmax(scale, fabs(ref[k][i]));
+        for (size_t i = 0; i < in.out[k].count; i++) {
+            dv = fmax(dv, fabs(in.ref[k][i] - ref[k][i]) / (scale > 0 ? scale : 1.0));
+            db = fmax(db, fabs(in.bound[k][i] - bound[k][i]) / (bound[k][i] > 0 ? bound[k][i] : 1.0));
+        }
+        *worst_val = fmax(*worst_val, dv), *worst_bound = fmax(*worst_bound, db);
+        if (!(dv <= TOL && db <= TOL)) {
+            char desc[256];
+            xf_case_describe(c, desc, sizeof desc);
+            printf("DISAGREE %s %s output %s: value %.3g, bound %.3g (relative)\n", xf_stage_name(c->stage), desc,
+                   in.out_name[k], dv, db);
+            failed++;
+        }
+        free(ref[k]), free(bound[k]);
+    }
+    xf_instance_free(&in);
+    return failed;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || (strcmp(argv[1], "quick") && strcmp(argv[1], "full"))) {
@@ -35,7 +78,6 @@ int main(int argc, char **argv)
     char *fake[] = {"xfbench", "check"};
     xf_options o;
     xf_options_parse(2, fake, &o);
-    const double tol = 1e-12;
     int failed = 0, total = 0;
     for (int s = 0; s < XF_NSTAGES; s++) {
         int wanted = argc == first_stage;
@@ -44,49 +86,18 @@ int main(int argc, char **argv)
         xf_case one = xf_case_of_stage(&o.shape, (xf_stage)s), *cases;
         const int n = xf_grid_cases(argv[1], (xf_stage)s, &one, &cases);
         double worst_val = 0.0, worst_bound = 0.0;
-        for (int c = 0; c < n; c++) {
-            xf_instance in;
-            if (xf_instance_build(&in, &cases[c])) {
+        for (int c = 0; c < n; c++, total++) {
+            const int f = agree_case(&cases[c], &worst_val, &worst_bound);
+            if (f < 0) {
                 fprintf(stderr, "ref-agree: out of memory building a %s case\n", xf_stage_name((xf_stage)s));
                 return 2;
             }
-            // A math_ulp of 4: the bounds' exp term present, as a SIMD variant's.
-            xf_ref_set_plain(1);
-            xf_instance_reference(&in, 4.0);
-            double *ref[MAX_OUT], *bound[MAX_OUT];
-            for (int k = 0; k < in.nout; k++) {
-                const size_t bytes = in.out[k].count * sizeof(double);
-                ref[k] = malloc(bytes), bound[k] = malloc(bytes);
-                memcpy(ref[k], in.ref[k], bytes), memcpy(bound[k], in.bound[k], bytes);
-            }
-            xf_ref_set_plain(0);
-            in.bound_ulp = -1.0; // computed again, the fast way
-            xf_instance_reference(&in, 4.0);
-            for (int k = 0; k < in.nout; k++) {
-                double scale = 0.0, dv = 0.0, db = 0.0;
-                for (size_t i = 0; i < in.out[k].count; i++) scale = fmax(scale, fabs(ref[k][i]));
-                for (size_t i = 0; i < in.out[k].count; i++) {
-                    dv = fmax(dv, fabs(in.ref[k][i] - ref[k][i]) / (scale > 0 ? scale : 1.0));
-                    const double rb = fabs(in.bound[k][i] - bound[k][i]) / (bound[k][i] > 0 ? bound[k][i] : 1.0);
-                    db = fmax(db, rb);
-                }
-                worst_val = fmax(worst_val, dv), worst_bound = fmax(worst_bound, db);
-                if (!(dv <= tol && db <= tol)) {
-                    char desc[256];
-                    xf_case_describe(&cases[c], desc, sizeof desc);
-                    printf("DISAGREE %s %s output %s: value %.3g, bound %.3g (relative)\n",
-                           xf_stage_name((xf_stage)s), desc, in.out_name[k], dv, db);
-                    failed++;
-                }
-                free(ref[k]), free(bound[k]);
-            }
-            xf_instance_free(&in);
-            total++;
+            failed += f;
         }
         printf("%-14s %4d case(s): fast vs plain reference, largest relative difference: value %.3g, bound %.3g\n",
                xf_stage_name((xf_stage)s), n, worst_val, worst_bound);
         free(cases);
     }
-    printf("ref-agree: %d case(s), %d output(s) beyond %g\n", total, failed, tol);
+    printf("ref-agree: %d case(s), %d output(s) beyond %g\n", total, failed, TOL);
     return failed ? 1 : 0;
 }
