@@ -40,19 +40,12 @@ static double bytes_needed(const xf_case *c)
     return (c->dtype == XF_BF16 ? 2 * XF_F32_BYTES + 2 * 2 + 16 : 2 * XF_F32_BYTES + 16) * elems + XF_OUT_BYTES * elems;
 }
 
-static void describe(const xf_case *c, char *buf, size_t size)
-{
-    xf_append(buf, size, "rows=%d d=%d", c->batch * c->seq_q, xf_case_d_model(c));
-}
-
-static void options(const xf_case *c, char *buf, size_t size) { (void)c, (void)buf, (void)size; }
-
 static void case_of(const void *args, xf_case *c)
 {
     const xf_add_layernorm_args *a = args;
-    c->seq_q = c->seq_k = a->rows, c->dk = a->d;
+    xf_rows_case_of(a->rows, a->d, c);
 }
 
 const xf_stage_desc xf_stage_add_layernorm = {.memory_bound = 1, .build = build, .reference = reference,
-                                              .bytes_needed = bytes_needed, .describe = describe,
-                                              .options = options, .grid = xf_grid_rows, .case_of = case_of};
+                                              .bytes_needed = bytes_needed, .describe = xf_describe_rows,
+                                              .options = xf_no_options, .grid = xf_grid_rows, .case_of = case_of};

@@ -75,6 +75,13 @@ const xf_stage_desc *xf_stage_desc_of(xf_stage s);
 void xf_describe_masked(const xf_case *c, char *buf, size_t size);
 void xf_masked_options(const xf_case *c, char *buf, size_t size);
 
+// What the norms share (add_layernorm, rmsnorm): "rows=.. d=..", no
+// options of their own, and a call's (rows, d) as a case (seq_q = seq_k =
+// rows, dk = d).
+void xf_describe_rows(const xf_case *c, char *buf, size_t size);
+void xf_no_options(const xf_case *c, char *buf, size_t size);
+void xf_rows_case_of(int rows, int d, xf_case *c);
+
 // Appends printf-style text to buf (size bytes, NUL-terminated).
 void xf_append(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

@@ -35,3 +35,12 @@ void xf_masked_options(const xf_case *c, char *buf, size_t size)
 {
     xf_append(buf, size, " --pad %s --causal %d", xf_pad_name(c->pad), c->causal);
 }
+
+void xf_describe_rows(const xf_case *c, char *buf, size_t size)
+{
+    xf_append(buf, size, "rows=%d d=%d", c->batch * c->seq_q, xf_case_d_model(c));
+}
+
+void xf_no_options(const xf_case *c, char *buf, size_t size) { (void)c, (void)buf, (void)size; }
+
+void xf_rows_case_of(int rows, int d, xf_case *c) { c->seq_q = c->seq_k = rows, c->dk = d; }
