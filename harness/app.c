@@ -656,8 +656,8 @@ static int cmd_peak(const xf_machine *m)
     printf("blocking from the caches (variants/isa/blocking.c): gemm B block %zu KiB, A block %zu KiB, k slice",
            b->gemm_b_block >> 10, b->gemm_a_block >> 10);
     for (int i = 0; i < xf_registry_count(); i++)
-        if (xf_registry_family(i)->gemm_mr)
-            printf(" %d (%s)", xf_gemm_kc(xf_registry_family(i)->gemm_mr), xf_registry_family(i)->name);
+        if (xf_registry_family(i)->gemm_nr)
+            printf(" %d (%s)", xf_gemm_kc(xf_registry_family(i)->gemm_nr), xf_registry_family(i)->name);
     printf("; streaming stores from %zu MiB read+written; libxsmm k slice %d; omp chunks of %zu KiB of rows\n",
            b->stream_working_set >> 20, b->xsmm_kc, b->chunk >> 10);
     if (peak.bf16_1 > 0)

@@ -65,9 +65,9 @@ typedef struct {
     // of a CPU without one are held against the fp32 FMA roof: their
     // arithmetic is fp32 FMA).
     double (*bf16_gflops)(double seconds);
-    // SIMD families: rows of their GEMM's A micro-panel (the k slice
+    // SIMD families: columns of their GEMM's B panel (the k slice
     // follows from it: variants/isa/blocking.h); 0 for the others.
-    int gemm_mr;
+    int gemm_nr;
     // Libraries with their own thread pools (OpenBLAS, oneDNN): told the
     // --threads count; NULL for families that use OpenMP's.
     void (*set_threads)(int threads);

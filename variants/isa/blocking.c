@@ -47,22 +47,26 @@ const xf_blocking *xf_blocking_get(void)
     return &b;
 }
 
-// The k slice: A's micro-panel (mr rows x kc floats, read in place) is
-// what every B panel of a column block multiplies in turn, so it must stay
-// in the L1d: half of it, the other half for the B lines streaming through
-// from the L2 and C's tile. This is BLIS's rule for its micro-panel kept in
-// L1 (its Haswell and Zen sgemm use a 6 x 16 tile like the avx2 family's,
-// with KC 256 where the L1d is 32 KiB), here as large as the rule allows:
-// a longer slice means fewer passes over C. Multiples of 64, at least 128.
-// mr 6: 640 for a 32 KiB L1d (Zen 3, Zen 4), 1024 for 48 KiB (Golden Cove).
-// Before, the slice was sized so one B panel filled the B block (2048-4096
-// on these CPUs): A's micro-panel (48-96 KiB) then spilled to L2 on every
-// B panel.
-int xf_gemm_kc(int mr)
+// The k slice: the longest whose B panel (kc x nr floats) fits the B
+// block, so that panel stays in L2 while every A panel of the row block
+// streams past it, and C is read and written once per slice (once in
+// all at the Transformer-base shapes). Multiples of 64, at least 256.
+// avx512 (nr 64): 2048 on a 1 MiB L2 (Zen 4), 4096 on 2 MiB (Golden
+// Cove); avx2 (nr 16): 4096 on 512 KiB (Zen 3), 8192 on 1 MiB.
+// This is not BLIS's rule, which sizes the slice so the micro-panel that
+// is broadcast (here A's 6 x kc) stays in L1 across the panels it meets:
+// 640 on a 32 KiB L1d. That reuse is worth less than the passes over C it
+// costs. Zen 4, avx512, FFN2 (512 x 512 x 2048), 1 thread, in-process
+// interleaved, 60 calls each, median as a fraction of the FMA loop timed
+// in the same process: 4 slices of 512 0.935, 2 of 1024 0.953, one of
+// 2048 0.969 (with 2 B panels a block 0.959). QKV and FFN1 (k 512, one
+// slice either way) moved by less than the noise (0.92-0.94). avx2 on the
+// same CPU: 512 to 2048 level (0.76-0.78, a noisy hour).
+int xf_gemm_kc(int nr)
 {
-    const size_t l1d = xf_caches_get()->l1d;
-    const int kc = (int)(l1d / 2 / ((size_t)(mr > 0 ? mr : 1) * sizeof(float))) / 64 * 64;
-    return kc > 128 ? kc : 128;
+    const size_t panel_row = (size_t)(nr > 0 ? nr : 1) * sizeof(float);
+    const size_t kc = xf_blocking_get()->gemm_b_block / panel_row / 64 * 64;
+    return kc < 256 ? 256 : kc > (1u << 20) ? 1 << 20 : (int)kc;
 }
 
 int xf_stream_output(size_t working_set) { return working_set >= xf_blocking_get()->stream_working_set; }

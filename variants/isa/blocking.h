@@ -10,8 +10,8 @@
 
 typedef struct {
     // variants/simd/gemm.c: bytes of a B block (kept in L2) and of an A
-    // block (kept in L3); the k slice for a micro-kernel of mr rows is
-    // xf_gemm_kc(mr).
+    // block (kept in L3); the k slice for B panels of nr columns is
+    // xf_gemm_kc(nr).
     size_t gemm_b_block, gemm_a_block;
     // Row kernels (softmax, add_layernorm) whose call reads and writes at
     // least this many bytes write their output by streaming stores:
@@ -33,8 +33,8 @@ typedef struct {
 enum { XF_XSMM_BM = 32, XF_XSMM_BN = 64, XF_XSMM_BK = 64 };
 
 const xf_blocking *xf_blocking_get(void);
-// The longest k slice of the SIMD GEMM for micro-kernels of mr rows of A.
-int xf_gemm_kc(int mr);
+// The longest k slice of the SIMD GEMM for B panels of nr columns.
+int xf_gemm_kc(int nr);
 // Whether a call that reads and writes working_set bytes streams its output.
 int xf_stream_output(size_t working_set);
 // Rows of row_bytes each in one chunk (at least 1).

@@ -7,10 +7,10 @@
 //   each MR-row panel of A (read in place, the ragged last one too, by a
 //   kernel with that many rows) against each panel of the B block: the
 //   micro-kernel.
-// The sizes come from this CPU's caches (variants/isa/blocking.c): the k
-// slice keeps the A panel (6 x kc) in half the L1d, where the NB panels of
-// a column block reuse it; the B block is half the L2, reused by every A
-// panel of the row block; the A block a quarter of the core's L3 share.
+// The sizes come from this CPU's caches (variants/isa/blocking.c): the B
+// block is half the L2, reused by every A panel of the row block; the k
+// slice the longest whose one B panel fits that block; the A block a
+// quarter of the core's L3 share.
 // On Zen 4, measured in-process interleaved against the order before this
 // one (96-row A blocks against every B panel, KC 512), as a fraction of
 // the FMA loop's median at M = 512: QKV 0.932 -> 0.950, FFN1 0.933 ->
@@ -172,56 +172,22 @@ void XF_FN(gemm_k0)(int m, int n, const float *bias, int relu, float *c, int ldc
         }
 }
 
-// A's block copied into rows of kc + 16 floats where its row stride is a
-// multiple of 4 KiB (FFN2's x: k 2048, 8 KiB). 4 KiB is the L1d's set
-// period on every CPU seen (64 sets of 64-byte lines), so read in place
-// the six rows of a micro-panel and the six the kernel prefetches fall
-// into the same sets: 12 lines a set against 8 ways (Zen 3, Zen 4) or 12
-// (Golden Cove, with the B lines streaming through the same sets). The
-// extra 64 bytes put consecutive rows in consecutive sets. Copied once per
-// k slice and row block, reused by every column block. Other strides are
-// read in place: the copy cost QKV (k 512) 1-2% on Zen 3, and FFN2 gained
-// about as much there (fastest calls 13.0-13.1 -> 12.7-13.0 ms, three
-// interleaved runs): its 8 ways just hold a 6-row panel at kc 512; the
-// 12 lines a set at kc 1024 on Golden Cove do not. One buffer per thread,
-// grown as needed and kept: the omp family's threads call this
-// concurrently, and a fresh allocation per call would fault its pages in
-// every time.
-enum { A_PAD = 16 };
-static _Thread_local float *a_copy;
-static _Thread_local size_t a_copy_floats;
-
-static const float *copy_a_block(const float *a, int lda, int mc, int kc)
-{
-    const size_t ld = (size_t)kc + A_PAD, need = (size_t)mc * ld;
-    if (need > a_copy_floats) {
-        float *grown = realloc(a_copy, need * sizeof(float));
-        if (!grown) return NULL;
-        a_copy = grown, a_copy_floats = need;
-    }
-    for (int i = 0; i < mc; i++) memcpy(a_copy + i * ld, a + (size_t)i * lda, (size_t)kc * sizeof(float));
-    return a_copy;
-}
-
 // Rows r0..r1 (r0 a multiple of MR) and B panels p0..p1 of C: the loops
 // of the header comment over that part. k > 0.
 void XF_FN(gemm_part)(int n, int k, const float *a, int lda, const float *bp, const float *bias, int relu,
                       float *c, int ldc, int r0, int r1, int p0, int p1)
 {
-    // Slices of equal length (multiples of 8) no longer than the L1 allows:
-    // k 2048 with a 640 limit is 4 x 512, not 3 x 640 and a short 128.
-    const int slices = (k + xf_gemm_kc(XF_GEMM_MR) - 1) / xf_gemm_kc(XF_GEMM_MR);
+    // Slices of equal length (multiples of 8) no longer than the B block
+    // allows: k 2051 with a 2048 limit is 1032 + 1019, not 2048 and a 3.
+    const int slices = (k + xf_gemm_kc(XF_GEMM_NR) - 1) / xf_gemm_kc(XF_GEMM_NR);
     const int kc_max = ((k + slices - 1) / slices + 7) / 8 * 8;
     for (int k0 = 0; k0 < k; k0 += kc_max) {
         const int kc = k - k0 < kc_max ? k - k0 : kc_max, mc_max = block_rows(kc), nb = block_panels(kc);
         for (int m0 = r0; m0 < r1; m0 += mc_max) {
             const int mc = r1 - m0 < mc_max ? r1 - m0 : mc_max;
-            const float *ab = a + (size_t)m0 * lda + k0;
-            const float *copy = (size_t)lda * sizeof(float) % 4096 == 0 ? copy_a_block(ab, lda, mc, kc) : NULL;
-            const int ld = copy ? kc + A_PAD : lda; // no copy, or out of memory: read in place
             for (int pb = p0; pb < p1; pb += nb)
-                gemm_block(mc, n, kc, copy ? copy : ab, ld, bp, k, k0, pb, pb + nb < p1 ? pb + nb : p1, bias, relu,
-                           k0 == 0, k0 + kc == k, c + (size_t)m0 * ldc, ldc);
+                gemm_block(mc, n, kc, a + (size_t)m0 * lda + k0, lda, bp, k, k0, pb, pb + nb < p1 ? pb + nb : p1, bias,
+                           relu, k0 == 0, k0 + kc == k, c + (size_t)m0 * ldc, ldc);
         }
     }
 }
