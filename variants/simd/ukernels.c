@@ -22,11 +22,20 @@ _Static_assert(XF_GEMM_MR == 6, "the ragged-panel kernels below list rows 1..5")
 #undef XF_UK_LDA_ARG
 
 #define XF_UK_A(i) a[(i) * lda]
-// One line of each of the MR rows at pf per 16 steps, where step k reads.
+// One line of each of the MR rows at pf per 16 steps, where step k reads;
+// and 64 steps before the end, the tile's C, which its stores then find in
+// L1 instead of waiting on the L3 for each line. Zen 4, QKV (512 x 1536 x
+// 512), 1 thread, in-process interleaved, fraction of the FMA loop: 0.905
+// -> 0.938 (C stored to an L1 scratch instead, the bound of this: 0.959).
 #undef XF_UK_PREFETCH
 #define XF_UK_PREFETCH(k)                                                                    \
-    if (((k) & 15) == 0)                                                                     \
-        for (int r = 0; r < XF_GEMM_MR; r++) _mm_prefetch((const char *)(pf + r * lda + (k)), _MM_HINT_T0)
+    if (((k) & 15) == 0) {                                                                   \
+        for (int r = 0; r < XF_GEMM_MR; r++) _mm_prefetch((const char *)(pf + r * lda + (k)), _MM_HINT_T0); \
+        if ((k) == ((kc - 64) & ~15))                                                        \
+            for (int r = 0; r < XF_GEMM_MR; r++)                                             \
+                for (int j = 0; j < XF_GEMM_NR; j += 16)                                     \
+                    _mm_prefetch((const char *)(c + (long)r * ldc + j), _MM_HINT_T0);        \
+    }
 #define XF_UK_LDA_ARG long lda, const float *pf,
 #define XF_UK_NAME XF_FN(gemm_ukernel_lda)
 #include "ukernel_body.h"
