@@ -42,7 +42,14 @@ static xf_row_rates rates_of(const xf_instance *in, const xf_timing *t, int thre
 {
     xf_row_rates r = {.roof = XF_ROOF_FMA, .pct_peak = -1.0, .useful_pct_peak = -1.0};
     if (peak.flops_1 <= 0) return r;
-    const double flops = xf_peak_flops_of(&peak, in->c.dtype, threads); // bf16: the dot product's roof, if any
+    // bf16: the dot product's roof, if any; at the clock read around the
+    // timed loop, the higher of its two ends (peak.h: a roof is a rate per
+    // cycle; the higher clock gives the higher roof, never a flattering one)
+    const xf_contention *st = &t->state;
+    const double ghz = st->clock_before_ghz > 0 && st->clock_after_ghz > 0
+                           ? (st->clock_before_ghz > st->clock_after_ghz ? st->clock_before_ghz : st->clock_after_ghz)
+                           : 0.0;
+    const double flops = xf_peak_flops_at(&peak, in->c.dtype, threads, ghz);
     r.useful_pct_peak = 100.0 * in->useful_flops / t->median_ns / flops;
     const xf_stage_desc *desc = xf_stage_desc_of(in->c.stage);
     const xf_roof level = xf_peak_level(&peak, in->bytes, threads);
@@ -664,9 +671,10 @@ static int cmd_peak(const xf_machine *m)
         printf("peak: bf16 dot product %.1f GFLOP/s on 1 thread (%s), %.1f on %d\n", peak.bf16_1, peak.bf16_family,
                peak.bf16_all, peak.procs);
     printf("peak: FMA %.1f GFLOP/s on 1 thread (%s), %.1f on %d; DRAM triad %.1f GB/s on 1, %.1f on %d; DRAM read"
-           " %.1f GB/s on 1, %.1f on %d; cached in %s (each roof the highest measured on this machine)\n",
+           " %.1f GB/s on 1, %.1f on %d; cached in %s (each roof the highest measured on this machine; compute"
+           " roofs per cycle, at %.2f GHz: 0 unknown)\n",
            peak.flops_1, peak.flops_family, peak.flops_all, peak.procs, peak.bw_1[XF_ROOF_DRAM],
-           peak.bw_all[XF_ROOF_DRAM], peak.procs, peak.rd_1[XF_ROOF_DRAM], peak.rd_all[XF_ROOF_DRAM], peak.procs, path);
+           peak.bw_all[XF_ROOF_DRAM], peak.procs, peak.rd_1[XF_ROOF_DRAM], peak.rd_all[XF_ROOF_DRAM], peak.procs, path, peak.ghz);
     return 0;
 }
 
@@ -688,11 +696,15 @@ static int cmd_bench(const xf_options *o, const xf_machine *m, int breakdown)
     if (peak.busy)
         printf("# WARNING: these roofs were measured while the machine was busy: %%peak may read high; 'xfbench peak'"
                " on a quiet machine measures them again\n");
-    printf("# roofs for %d thread(s): FMA %.1f GFLOP/s (%s vectors); triad GB/s L1 %.1f, L2 %.1f, L3 %.1f, DRAM %.1f;"
+    char at_clock[96] = "";
+    if (peak.ghz > 0)
+        snprintf(at_clock, sizeof at_clock, " at %.2f GHz, scaled to the clock read around each case", peak.ghz);
+    printf("# roofs for %d thread(s): FMA %.1f GFLOP/s (%s vectors%s); triad GB/s L1 %.1f, L2 %.1f, L3 %.1f, DRAM %.1f;"
            " %%peak: embed, softmax, add_layernorm against the level holding their bytes (roof), the rest"
            " useful GFLOP/s against the lower of FMA and that level's bandwidth x useful FLOPs per byte (decoding:"
            " read-only bandwidth, DRAM %.1f GB/s)\n",
-           o->threads, xf_peak_flops(&peak, o->threads), peak.flops_family, xf_peak_bw(&peak, XF_ROOF_L1, o->threads),
+           o->threads, xf_peak_flops(&peak, o->threads), peak.flops_family, at_clock,
+           xf_peak_bw(&peak, XF_ROOF_L1, o->threads),
            xf_peak_bw(&peak, XF_ROOF_L2, o->threads), xf_peak_bw(&peak, XF_ROOF_L3, o->threads),
            xf_peak_bw(&peak, XF_ROOF_DRAM, o->threads), xf_peak_read_bw(&peak, XF_ROOF_DRAM, o->threads));
     if (o->shape.dtype == XF_BF16)

@@ -149,9 +149,13 @@ static void working_sets(const xf_caches *c, double mem_available, double ws[XF_
 // loop the compiler shortened, a clock that jumped); below is what a busy
 // neighbour or a throttled core shows, which the best of ten samples and
 // the cache's highest-ever roof guard against. Printed as flops per cycle.
-static void fma_plausible(FILE *log, const xf_family *f, double gflops)
+static double clock_now(void)
 {
-    const double ghz = xf_clock_agreed(xf_chain_ghz(XF_CHAIN_ADD_REG, 20), xf_chain_ghz(XF_CHAIN_IMUL, 20));
+    return xf_clock_agreed(xf_chain_ghz(XF_CHAIN_ADD_REG, 20), xf_chain_ghz(XF_CHAIN_IMUL, 20));
+}
+
+static void fma_plausible(FILE *log, const xf_family *f, double gflops, double ghz)
+{
     const int lanes = f->isa >= XF_ISA_AVX512 ? 16 : f->isa == XF_ISA_AVX2 ? 8 : 4;
     if (ghz <= 0) {
         fprintf(log, "    (clock unknown: the clock chains disagree; flops per cycle not checked)\n");
@@ -176,6 +180,7 @@ static void measure_fma(xf_peak *p, double seconds, FILE *log, triad_fn *triad, 
             if (!f->fma_gflops || xf_isa_unavailable((xf_isa)f->isa)) continue;
             if ((pass == 0) != (f->isa != XF_ISA_SCALAR)) continue;
             double one = fma_on(f, 1, seconds), all = fma_on(f, p->procs, seconds);
+            const double ghz = clock_now(); // right after: the clock the roof ran at
             // Every core has its own FMA units: all threads well below procs
             // x one means the host ran two of them on one core (seen on this
             // VM: 96.8 GFLOP/s on 2 threads against 96.2 on 1). Measured
@@ -190,10 +195,10 @@ static void measure_fma(xf_peak *p, double seconds, FILE *log, triad_fn *triad, 
                         p->procs, all / one, p->procs);
             if (log) {
                 fprintf(log, "FMA %-10s %10.1f GFLOP/s %10.1f GFLOP/s (%d threads)\n", f->name, one, all, p->procs);
-                fma_plausible(log, f, one);
+                fma_plausible(log, f, one, ghz);
             }
             if (one > p->flops_1) {
-                p->flops_1 = one, p->flops_all = all, *triad = f->triad, *read = f->read;
+                p->flops_1 = one, p->flops_all = all, p->ghz = ghz, *triad = f->triad, *read = f->read;
                 snprintf(p->flops_family, sizeof p->flops_family, "%s", f->name);
             }
         }
@@ -367,6 +372,7 @@ int xf_peak_load(xf_peak *p, const xf_machine *m)
     ok = ok && fscanf(f, "%lf %lf %15s", &p->bf16_1, &p->bf16_all, p->bf16_family) == 3;
     if (!strcmp(p->bf16_family, "-")) p->bf16_family[0] = '\0';
     if (ok && fscanf(f, " busy %d", &p->busy) != 1) p->busy = 0; // a file from before the flag
+    if (ok && fscanf(f, " ghz %lf", &p->ghz) != 1) p->ghz = 0;   // before the clock: unknown
     fclose(f);
     return ok && p->flops_1 > 0 ? 0 : -1;
 }
@@ -376,6 +382,26 @@ static void keep_max(double *now, double before)
     if (before > *now) *now = before;
 }
 
+// The compute roofs kept of p's and old's: each the higher once old's are
+// put at p's clock. A roof at a known clock wins over one at an unknown
+// clock (a file from before the clock was kept, or chains that disagreed):
+// the two cannot be compared, and only the known one can be scaled.
+static void keep_compute_roofs(xf_peak *p, xf_peak *old)
+{
+    if (p->ghz > 0 && old->ghz > 0) {
+        const double to_now = p->ghz / old->ghz;
+        old->flops_1 *= to_now, old->flops_all *= to_now, old->bf16_1 *= to_now, old->bf16_all *= to_now;
+    }
+    else if (p->ghz > 0) return;
+    else if (old->ghz > 0) {
+        p->flops_1 = old->flops_1, p->flops_all = old->flops_all, p->ghz = old->ghz;
+        p->bf16_1 = old->bf16_1, p->bf16_all = old->bf16_all;
+        return;
+    }
+    keep_max(&p->flops_1, old->flops_1), keep_max(&p->flops_all, old->flops_all);
+    keep_max(&p->bf16_1, old->bf16_1), keep_max(&p->bf16_all, old->bf16_all);
+}
+
 void xf_peak_save(xf_peak *p, const xf_machine *m)
 {
     char path[512], k[512];
@@ -383,8 +409,7 @@ void xf_peak_save(xf_peak *p, const xf_machine *m)
     if (xf_peak_load(&old, m) == 0 && old.procs == p->procs) {
         // Busy only if both were: each roof below is the higher of the two.
         p->busy = p->busy && old.busy;
-        keep_max(&p->flops_1, old.flops_1), keep_max(&p->flops_all, old.flops_all);
-        keep_max(&p->bf16_1, old.bf16_1), keep_max(&p->bf16_all, old.bf16_all);
+        keep_compute_roofs(p, &old);
         for (int l = 0; l < XF_NLEVELS; l++) {
             keep_max(&p->bw_1[l], old.bw_1[l]), keep_max(&p->bw_all[l], old.bw_all[l]);
             keep_max(&p->rd_1[l], old.rd_1[l]), keep_max(&p->rd_all[l], old.rd_all[l]);
@@ -400,7 +425,7 @@ void xf_peak_save(xf_peak *p, const xf_machine *m)
         fprintf(f, "%.3f %.3f %.0f %.3f %.3f\n", p->bw_1[l], p->bw_all[l], p->ws[l], p->rd_1[l], p->rd_all[l]);
     fprintf(f, "%.0f %.0f %.0f\n", p->cache[0], p->cache[1], p->cache[2]);
     fprintf(f, "%.3f %.3f %s\n", p->bf16_1, p->bf16_all, p->bf16_family[0] ? p->bf16_family : "-");
-    fprintf(f, "busy %d\n", p->busy);
+    fprintf(f, "busy %d\nghz %.3f\n", p->busy, p->ghz);
     fclose(f);
 }
 
@@ -417,6 +442,12 @@ double xf_peak_flops_of(const xf_peak *p, xf_dtype d, int threads)
     if (d == XF_BF16 && p->bf16_1 > 0) return scaled(p->bf16_1, p->bf16_all, p->procs, threads);
     return xf_peak_flops(p, threads);
 }
+double xf_peak_flops_at(const xf_peak *p, xf_dtype d, int threads, double ghz)
+{
+    const double flops = xf_peak_flops_of(p, d, threads);
+    return ghz > 0 && p->ghz > 0 ? flops * ghz / p->ghz : flops;
+}
+
 double xf_peak_bw(const xf_peak *p, xf_roof level, int threads)
 {
     return scaled(p->bw_1[level], p->bw_all[level], p->procs, threads);

@@ -26,6 +26,11 @@ typedef struct {
     double bf16_1, bf16_all;   // GFLOP/s of a bf16 dot product (vdpbf16ps), 0 where none runs
     char bf16_family[16];      // the family it was measured in, "" if none
     int busy;                  // measured while the machine was busy (contention.h): roofs may be low
+    // The core clock (clock_probe.h) when the compute roofs were measured,
+    // GHz; 0: unknown. A KVM host's clock moves between sessions (3.36 to
+    // 3.68 GHz on one Zen 4): a compute roof is a rate per cycle, held
+    // against each case at the clock read around it (xf_peak_flops_at).
+    double ghz;
 } xf_peak;
 
 // Measures (printing a table to log if not NULL). 0, or -1 if nothing
@@ -44,7 +49,9 @@ int xf_peak_load(xf_peak *p, const xf_machine *m);
 // Caches p, each roof the highest of p's and the cache's (p updated): a
 // busy host only ever slows a roof's measurement down (a neighbour's
 // threads, a sibling VM's memory traffic), so the highest measured is the
-// nearest the physical roof; a low one would put rows above 100%.
+// nearest the physical roof; a low one would put rows above 100%. The
+// cache's compute roofs are first scaled to p's clock (both known): the
+// highest rate per cycle is kept, not the fastest session's clock.
 void xf_peak_save(xf_peak *p, const xf_machine *m);
 
 // The roof a run on `threads` threads is measured against: the 1-thread
@@ -54,6 +61,9 @@ double xf_peak_flops(const xf_peak *p, int threads);
 // product's where the CPU has one (else the fp32 FMA's: the AVX2 bf16
 // kernels widen to fp32 and use FMA).
 double xf_peak_flops_of(const xf_peak *p, xf_dtype d, int threads);
+// The same at a case's clock (ghz, as contention.h reads it around the
+// timed loop; 0: unknown, the roof as measured): scaled by ghz / p->ghz.
+double xf_peak_flops_at(const xf_peak *p, xf_dtype d, int threads, double ghz);
 double xf_peak_bw(const xf_peak *p, xf_roof level, int threads);
 // The read-only roof: what bounds a stage whose traffic is reads (a decode
 // step streams weights and caches and writes a few rows). On the Zen 3 of
