@@ -3,7 +3,8 @@
 // the cached roof is put at the new measurement's clock before the higher
 // of the two is kept; a roof at a known clock wins over one at an unknown
 // clock, either way round; a case's roof is scaled to the clock read
-// around it, and left as measured where either clock is unknown.
+// around it, and left as measured where either clock is unknown; a
+// roof's clock is never below what its rate needs at two FMA units.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "../harness/peak.h"
+#include "../harness/registry.h"
 
 static int failures;
 
@@ -74,6 +76,17 @@ int main(void)
     expect("  at its clock", p.ghz, 3.0);
     p = saved(&m, planted(90, 0.0), planted(100, 0.0));
     expect("neither clock known: the higher", p.flops_1, 100);
+
+    // An avx2 roof of 100 GFLOP/s cannot have run below 100 / 32 = 3.125
+    // GHz, whatever the chains read (3.0): at a new clock of 3.125 it stays
+    // 100, not the 104.2 the reading would make it.
+    xf_peak avx2 = planted(100, 3.0);
+    strcpy(avx2.flops_family, "avx2");
+    if (xf_registry_find_family("avx2")) {
+        p = saved(&m, avx2, planted(50, 3.125));
+        expect("a roof's clock no lower than two FMA units need for its rate", p.flops_1, 100);
+    }
+    else printf("note: no avx2 family in this build: the clock floor not checked\n");
 
     // A case's roof at its clock.
     p = planted(100, 4.0);
