@@ -38,18 +38,64 @@ static xf_peak peak; // the denominators of pct_peak (flops_1 == 0: unknown)
 // and a dense rate over the FMA peak would claim more than the machine can
 // do). A GEMM at Transformer shapes is under the FMA roof; the same GEMM
 // on a few rows (lm_head for one token, decoding) is under a bandwidth one.
-static xf_row_rates rates_of(const xf_instance *in, const xf_timing *t, int threads)
+// Whether the primitive variant `name` of stage s in dtype d computes with
+// the bf16 dot product here (its family says so).
+static int computes_with_dot(xf_stage s, const char *name, xf_dtype d)
+{
+    const xf_variant *v = xf_registry_find_dtype(s, name, d);
+    const xf_family *f = v ? xf_registry_find_family(v->family) : NULL;
+    return f && f->bf16_dot && f->bf16_dot();
+}
+
+// Whether any kernel a bf16 row ran computes with the bf16 dot product: a
+// primitive's own, or any a composition called (stage_variants are
+// '+'-joined where best mixed them).
+static int ran_dot(const xf_runner *r, xf_stage s, xf_dtype d)
+{
+    if (d != XF_BF16) return 0;
+    if (r->v) return computes_with_dot(s, r->v->name, d);
+    for (int p = 0; p < XF_FIRST_COMPOUND; p++) {
+        char name[96];
+        for (const char *q = r->ex.stage_variants[p]; *q;) {
+            size_t n = strcspn(q, "+");
+            snprintf(name, sizeof name, "%.*s", (int)n, q);
+            if (computes_with_dot((xf_stage)p, name, d)) return 1;
+            q += n + (q[n] == '+');
+        }
+    }
+    return 0;
+}
+
+// The compute roof of a row, at its clock: fp32 FMA, and the bf16 dot
+// product's for bf16 rows whose kernels compute with it (vdpbf16ps;
+// oneDNN from avx512_core_bf16 on). A composition that mixes the two is
+// held against the higher roof, never a flattering one. A bf16 row that
+// widens to fp32 and uses FMA (avx2bf16) is held against the FMA roof: on
+// a Xeon whose vdpbf16ps runs at half the FMA rate, the dot product's roof
+// would put it near 200%; on Zen 4, where it runs at twice, near 50%.
+// *dot is left 1 where the roof is the dot product's.
+static double compute_roof(const xf_instance *in, int *dot, int threads, double ghz)
+{
+    const double fma = xf_peak_flops_at(&peak, XF_F32, threads, ghz);
+    if (!*dot || peak.bf16_1 <= 0) return *dot = 0, fma;
+    const double bf16 = xf_peak_flops_at(&peak, XF_BF16, threads, ghz);
+    if (in->c.stage >= XF_FIRST_COMPOUND && fma > bf16) return *dot = 0, fma;
+    return bf16;
+}
+
+static xf_row_rates rates_of(const xf_instance *in, const xf_timing *t, int threads, int dot)
 {
     xf_row_rates r = {.roof = XF_ROOF_FMA, .pct_peak = -1.0, .useful_pct_peak = -1.0};
     if (peak.flops_1 <= 0) return r;
-    // bf16: the dot product's roof, if any; at the clock read around the
-    // timed loop, the higher of its two ends (peak.h: a roof is a rate per
-    // cycle; the higher clock gives the higher roof, never a flattering one)
+    // At the clock read around the timed loop, the higher of its two ends
+    // (peak.h: a roof is a rate per cycle; the higher clock gives the
+    // higher roof, never a flattering one)
     const xf_contention *st = &t->state;
     const double ghz = st->clock_before_ghz > 0 && st->clock_after_ghz > 0
                            ? (st->clock_before_ghz > st->clock_after_ghz ? st->clock_before_ghz : st->clock_after_ghz)
                            : 0.0;
-    const double flops = xf_peak_flops_at(&peak, in->c.dtype, threads, ghz);
+    const double flops = compute_roof(in, &dot, threads, ghz);
+    r.dot = dot;
     r.useful_pct_peak = 100.0 * in->useful_flops / t->median_ns / flops;
     const xf_stage_desc *desc = xf_stage_desc_of(in->c.stage);
     const xf_roof level = xf_peak_level(&peak, in->bytes, threads);
@@ -429,9 +475,9 @@ static void time_entry(entry *e, xf_instance *in, const xf_check_result *r, cons
     if (timed_mode) timed_mode(in, 1);
     xf_time(&e->r, in, &to, tm);
     if (timed_mode) timed_mode(in, 0);
-    xf_row_rates rates = rates_of(in, tm, o->threads);
+    xf_row_rates rates = rates_of(in, tm, o->threads, ran_dot(&e->r, s, in->c.dtype));
     rates.composition = comp;
-    printf("%-13s %-24s %-44s %10.4f %10.4f %6.1f %8.2f %8.2f %8.2f %6.1f%% %-4s %9.3f  ok (err/bound %.2g)%s%s\n",
+    printf("%-13s %-24s %-44s %10.4f %10.4f %6.1f %8.2f %8.2f %8.2f %6.1f%% %-8s %9.3f  ok (err/bound %.2g)%s%s\n",
            xf_stage_name(s), e->r.name, desc, tm->median_ns / 1e6, tm->min_ns / 1e6,
            tm->spread_pct, in->flops / tm->median_ns, in->useful_flops / tm->median_ns,
            in->bytes / tm->median_ns, rates.pct_peak, xf_rates_roof_name(&rates), e->r.prepare_ns / 1e6,
@@ -667,9 +713,19 @@ static int cmd_peak(const xf_machine *m)
             printf(" %d (%s)", xf_gemm_kc(xf_registry_family(i)->gemm_nr), xf_registry_family(i)->name);
     printf("; streaming stores from %zu MiB read+written; libxsmm k slice %d; omp chunks of %zu KiB of rows\n",
            b->stream_working_set >> 20, b->xsmm_kc, b->chunk >> 10);
-    if (peak.bf16_1 > 0)
+    if (peak.bf16_1 > 0) {
         printf("peak: bf16 dot product %.1f GFLOP/s on 1 thread (%s), %.1f on %d\n", peak.bf16_1, peak.bf16_family,
                peak.bf16_all, peak.procs);
+        // Which arithmetic pays for bf16 storage here, from the two roofs:
+        // the compute-bound stages run at the faster one; the rest move
+        // bytes, which bf16 halves whatever the arithmetic.
+        const double ratio = peak.bf16_1 / peak.flops_1;
+        printf("bf16 arithmetic here: the dot product runs at %.2fx the fp32 FMA roof, so bf16 linear, lm_head and"
+               " attention should %s; embed, softmax, add_layernorm and rmsnorm are memory-bound (bf16 halves their"
+               " bytes either way)\n",
+               ratio, ratio > 1.05 ? "compute with vdpbf16ps" : ratio < 0.95 ? "widen to fp32 and use FMA"
+                                                                        : "do either (the roofs are level)");
+    }
     printf("peak: FMA %.1f GFLOP/s on 1 thread (%s), %.1f on %d; DRAM triad %.1f GB/s on 1, %.1f on %d; DRAM read"
            " %.1f GB/s on 1, %.1f on %d; cached in %s (each roof the highest measured on this machine; compute"
            " roofs per cycle, at %.2f GHz: 0 unknown)\n",
@@ -708,9 +764,11 @@ static int cmd_bench(const xf_options *o, const xf_machine *m, int breakdown)
            xf_peak_bw(&peak, XF_ROOF_L2, o->threads), xf_peak_bw(&peak, XF_ROOF_L3, o->threads),
            xf_peak_bw(&peak, XF_ROOF_DRAM, o->threads), xf_peak_read_bw(&peak, XF_ROOF_DRAM, o->threads));
     if (o->shape.dtype == XF_BF16)
-        printf("# bf16 rows: compute roof %.1f GFLOP/s (%s)\n", xf_peak_flops_of(&peak, XF_BF16, o->threads),
-               peak.bf16_family[0] ? peak.bf16_family : "no bf16 dot product here: the fp32 FMA roof");
-    printf("%-13s %-24s %-44s %10s %10s %6s %8s %8s %8s %7s %-4s %9s  %s\n", "stage", "variant", "shape",
+        printf("# bf16 rows: compute roof the bf16 dot product's %.1f GFLOP/s (%s) for kernels that compute with"
+               " it, the FMA roof for those that widen to fp32; a composition mixing them the higher of the two\n",
+               xf_peak_flops_of(&peak, XF_BF16, o->threads),
+               peak.bf16_family[0] ? peak.bf16_family : "none here: the fp32 FMA roof");
+    printf("%-13s %-24s %-44s %10s %10s %6s %8s %8s %8s %7s %-8s %9s  %s\n", "stage", "variant", "shape",
            "median_ms", "min_ms", "sprd%", "GFLOP/s", "useful", "GB/s", "%peak", "roof", "prep_ms", "check");
     int any = 0;
     tally t = {0, 0, 0};

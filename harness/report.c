@@ -9,6 +9,7 @@
 const char *xf_rates_roof_name(const xf_row_rates *r)
 {
     static const char *const read[XF_NLEVELS] = {"L1-read", "L2-read", "L3-read", "DRAM-read"};
+    if (r->roof == XF_ROOF_FMA && r->dot) return "bf16-dot";
     return r->read && r->roof < XF_NLEVELS ? read[r->roof] : xf_roof_name(r->roof);
 }
 

@@ -49,6 +49,22 @@ available=$("$bin" list | awk '$3 == "ok" && / dtype=bf16/' | wc -l)
 rows_ok "$tmp/bf16.csv" bf16 ||
     fail "a bf16 row without passed=1, median_ns > 0, gflops > 0 and dtype bf16"
 
+# Each bf16 row against the roof of its arithmetic (docs/design.md,
+# Roofs): the widening kernels (naive, avx2bf16) against the FMA roof, the
+# vdpbf16ps ones against the dot product's, at a linear that is compute-
+# bound here (a row whose roof is a bandwidth says nothing of this).
+"$bin" bench --stage linear --dtype bf16 --batch 1 --heads 8 --dk 64 --seq 64 --min-time 0.01 --min-reps 3 \
+    --csv "$tmp/bf16_roofs.csv" >"$tmp/out" || fail "bench of the bf16 linears exited $?"
+/usr/bin/python3 - "$tmp/bf16_roofs.csv" <<'PY' || fail "a bf16 row held against another arithmetic's roof"
+import csv, sys
+csv.field_size_limit(sys.maxsize)
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["roof"] in ("FMA", "bf16-dot")]
+want = {"naive": "FMA", "avx2bf16": "FMA", "avx512bf16": "bf16-dot"}
+bad = [(r["variant"], r["roof"]) for r in rows if r["variant"] in want and r["roof"] != want[r["variant"]]]
+print("bf16 rows and their roofs:", sorted((r["variant"], r["roof"]) for r in rows), "wrong:", bad)
+sys.exit(1 if bad or not rows else 0)
+PY
+
 # A second run appends rows, not a second header.
 "$bin" bench $tiny --stage linear --csv "$tmp/a.csv" >/dev/null || fail "second bench run"
 [ "$(grep -c '^stage,' "$tmp/a.csv")" -eq 1 ] || fail "header written twice"

@@ -84,6 +84,10 @@ typedef struct {
     // (the library reads it when loaded: the process must restart). NULL
     // for the others.
     int (*raise_dispatch)(void);
+    // Families whose bf16 kernels compute with the bf16 dot product
+    // (vdpbf16ps) here: 1. NULL or 0: their bf16 kernels widen to fp32 and
+    // use FMA. Picks the compute roof of their bf16 rows (harness/app.c).
+    int (*bf16_dot)(void);
 } xf_family;
 
 // Each family defines one xf_family named xf_family_<name>; the harness

@@ -26,8 +26,13 @@ NEED = ("stage", "variant", "batch", "heads", "dk", "seq_q", "seq_k", "n", "k", 
 MEMORY_BOUND = ("embed", "softmax", "add_layernorm")
 
 
+# The compute roofs a row can name: fp32 FMA, and the bf16 dot product
+# (bf16 rows whose kernels compute with vdpbf16ps).
+COMPUTE_ROOFS = ("FMA", "bf16-dot")
+
+
 def bandwidth_bound(r):
-    return r["roof"] != "FMA" if r.get("roof") else r["stage"] in MEMORY_BOUND
+    return r["roof"] not in COMPUTE_ROOFS if r.get("roof") else r["stage"] in MEMORY_BOUND
 
 
 def die(message):
@@ -228,7 +233,7 @@ def roofline(rows, out, made, multi_host):
     if not one:
         return
     flops_roof = [r["useful"] * 100 / r["useful_pct"] for r in one
-                  if r["useful_pct"] and not bandwidth_bound(r)]
+                  if r["useful_pct"] and r.get("roof", "FMA") in ("FMA", "") and not bandwidth_bound(r)]
     bw = defaultdict(list)
     for r in one:
         if r["pct_peak"] and bandwidth_bound(r):
@@ -319,7 +324,7 @@ def decode_batches(rows, out, made, multi_host):
     # against it (at large batches the FMA roof is the lower one), else
     # this machine's cached DRAM triad.
     cached_bw, cached_flops = cached_roofs({r["cpu"] for r in dec})
-    held = [(r["gbps"] * 100 / r["pct_peak"], r["roof"]) for r in dec if r["pct_peak"] and r.get("roof") != "FMA"]
+    held = [(r["gbps"] * 100 / r["pct_peak"], r["roof"]) for r in dec if r["pct_peak"] and r.get("roof") not in COMPUTE_ROOFS]
     bw, level = (med([h[0] for h in held]), held[0][1]) if held else (cached_bw.get("DRAM"), "DRAM")
     steps = {}
     for r in dec:

@@ -18,5 +18,9 @@ static const xf_variant variants[] = {
      .run = xf_avx512bf16_lm_head_run, .release = xf_avx512bf16_lm_head_release},
     XF_VARIANTS_END};
 
+// Every kernel of this family is the vdpbf16ps micro-kernel's.
+static int computes_with_dot(void) { return 1; }
+
 const xf_family xf_family_avx512bf16 = {.name = "avx512bf16", .cflags = XF_FAMILY_CFLAGS, .variants = variants,
-                                        .bf16_gflops = xf_avx512bf16_dot_gflops, .isa = XF_ISA_AVX512BF16};
+                                        .bf16_gflops = xf_avx512bf16_dot_gflops, .isa = XF_ISA_AVX512BF16,
+                                        .bf16_dot = computes_with_dot};
