@@ -467,9 +467,14 @@ static void runtime(char *buf, size_t size)
                  cap && *cap ? cap : "", cap && *cap ? (why ? " (xfbench's cap)" : " (from the environment)") : "");
 }
 
-// oneDNN's bf16 matmul uses the bf16 dot product from avx512_core_bf16 on
-// (AMX is a dot product too); below, it converts to fp32 and uses FMA.
-static int bf16_dot(void) { return dnnl_get_effective_cpu_isa() >= dnnl_cpu_isa_avx512_core_bf16; }
+// oneDNN's bf16 matmul uses the bf16 dot product at avx512_core_bf16 and
+// AMX; below, it converts to fp32 and uses FMA. Named, not compared: the
+// ISA values are bit sets (avx2_vnni, 0x407, is above avx512_core_bf16).
+static int bf16_dot(void)
+{
+    const dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
+    return isa == dnnl_cpu_isa_avx512_core_bf16 || isa == dnnl_cpu_isa_avx512_core_amx;
+}
 
 const xf_family xf_family_dnnl = {.name = "dnnl", .cflags = XF_FAMILY_CFLAGS, .variants = variants,
                                   .runtime_column = "dnnl_isa", .runtime = runtime, .bf16_dot = bf16_dot};
