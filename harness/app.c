@@ -30,14 +30,6 @@
 static const char *prog = "xfbench";
 static xf_peak peak; // the denominators of pct_peak (flops_1 == 0: unknown)
 
-// Which roof a row is held against. Streaming stages (the descriptor's
-// memory_bound) move a few bytes per flop: the bandwidth of the memory
-// level that holds their working set. The rest: the roofline's attainable
-// rate, min(FMA peak, that bandwidth x useful FLOPs per byte), in useful
-// FLOPs (a kernel that skips masked tiles does less than the dense count,
-// and a dense rate over the FMA peak would claim more than the machine can
-// do). A GEMM at Transformer shapes is under the FMA roof; the same GEMM
-// on a few rows (lm_head for one token, decoding) is under a bandwidth one.
 // Whether the primitive variant `name` of stage s in dtype d computes with
 // the bf16 dot product here (its family says so).
 static int computes_with_dot(xf_stage s, const char *name, xf_dtype d)
@@ -66,24 +58,30 @@ static int ran_dot(const xf_runner *r, xf_stage s, xf_dtype d)
     return 0;
 }
 
-// The compute roof of a row, at its clock: fp32 FMA, and the bf16 dot
-// product's for bf16 rows whose kernels compute with it (vdpbf16ps;
-// oneDNN from avx512_core_bf16 on). A composition that mixes the two is
-// held against the higher roof, never a flattering one. A bf16 row that
-// widens to fp32 and uses FMA (avx2bf16) is held against the FMA roof: on
-// a Xeon whose vdpbf16ps runs at half the FMA rate, the dot product's roof
-// would put it near 200%; on Zen 4, where it runs at twice, near 50%.
-// *dot is left 1 where the roof is the dot product's.
-static double compute_roof(const xf_instance *in, int *dot, int threads, double ghz)
+// Whether a row's compute roof is the bf16 dot product's: a bf16 row whose
+// kernels compute with it (vdpbf16ps; oneDNN from avx512_core_bf16 on),
+// where that roof was measured. A composition that mixes it with FMA is
+// held against the higher of the two roofs, never a flattering one (the
+// clock scales both alike). A bf16 row that widens to fp32 and uses FMA
+// (avx2bf16) is held against the FMA roof: on a Xeon whose vdpbf16ps runs
+// at half the FMA rate, the dot product's roof would put it near 200%; on
+// Zen 4, where it runs at twice, near 50%.
+static int held_against_dot(const xf_instance *in, int ran_dot, int threads)
 {
-    const double fma = xf_peak_flops_at(&peak, XF_F32, threads, ghz);
-    if (!*dot || peak.bf16_1 <= 0) return *dot = 0, fma;
-    const double bf16 = xf_peak_flops_at(&peak, XF_BF16, threads, ghz);
-    if (in->c.stage >= XF_FIRST_COMPOUND && fma > bf16) return *dot = 0, fma;
-    return bf16;
+    if (!ran_dot || peak.bf16_1 <= 0) return 0;
+    return in->c.stage < XF_FIRST_COMPOUND ||
+           xf_peak_flops_of(&peak, XF_BF16, threads) >= xf_peak_flops_of(&peak, XF_F32, threads);
 }
 
-static xf_row_rates rates_of(const xf_instance *in, const xf_timing *t, int threads, int dot)
+// Which roof a row is held against. Streaming stages (the descriptor's
+// memory_bound) move a few bytes per flop: the bandwidth of the memory
+// level that holds their working set. The rest: the roofline's attainable
+// rate, min(FMA peak, that bandwidth x useful FLOPs per byte), in useful
+// FLOPs (a kernel that skips masked tiles does less than the dense count,
+// and a dense rate over the FMA peak would claim more than the machine can
+// do). A GEMM at Transformer shapes is under the FMA roof; the same GEMM
+// on a few rows (lm_head for one token, decoding) is under a bandwidth one.
+static xf_row_rates rates_of(const xf_instance *in, const xf_timing *t, int threads, int ran_dot)
 {
     xf_row_rates r = {.roof = XF_ROOF_FMA, .pct_peak = -1.0, .useful_pct_peak = -1.0};
     if (peak.flops_1 <= 0) return r;
@@ -91,11 +89,10 @@ static xf_row_rates rates_of(const xf_instance *in, const xf_timing *t, int thre
     // (peak.h: a roof is a rate per cycle; the higher clock gives the
     // higher roof, never a flattering one)
     const xf_contention *st = &t->state;
-    const double ghz = st->clock_before_ghz > 0 && st->clock_after_ghz > 0
-                           ? (st->clock_before_ghz > st->clock_after_ghz ? st->clock_before_ghz : st->clock_after_ghz)
-                           : 0.0;
-    const double flops = compute_roof(in, &dot, threads, ghz);
-    r.dot = dot;
+    const double ghz =
+        st->clock_before_ghz > 0 && st->clock_after_ghz > 0 ? fmax(st->clock_before_ghz, st->clock_after_ghz) : 0.0;
+    r.dot = held_against_dot(in, ran_dot, threads);
+    const double flops = xf_peak_flops_at(&peak, r.dot ? XF_BF16 : XF_F32, threads, ghz);
     r.useful_pct_peak = 100.0 * in->useful_flops / t->median_ns / flops;
     const xf_stage_desc *desc = xf_stage_desc_of(in->c.stage);
     const xf_roof level = xf_peak_level(&peak, in->bytes, threads);

@@ -179,7 +179,7 @@ void XF_FN(gemm_part)(int n, int k, const float *a, int lda, const float *bp, co
 {
     // Slices of equal length (multiples of 8) no longer than the B block
     // allows: k 2051 with a 2048 limit is 1032 + 1019, not 2048 and a 3.
-    const int slices = (k + xf_gemm_kc(XF_GEMM_NR) - 1) / xf_gemm_kc(XF_GEMM_NR);
+    const int kc_limit = xf_gemm_kc(XF_GEMM_NR), slices = (k + kc_limit - 1) / kc_limit;
     const int kc_max = ((k + slices - 1) / slices + 7) / 8 * 8;
     for (int k0 = 0; k0 < k; k0 += kc_max) {
         const int kc = k - k0 < kc_max ? k - k0 : kc_max, mc_max = block_rows(kc), nb = block_panels(kc);
