@@ -63,9 +63,9 @@ static int ran_dot(const xf_runner *r, xf_stage s, xf_dtype d)
 // where that roof was measured. A composition that mixes it with FMA is
 // held against the higher of the two roofs, never a flattering one (the
 // clock scales both alike). A bf16 row that widens to fp32 and uses FMA
-// (avx2bf16) is held against the FMA roof: on a Xeon whose vdpbf16ps runs
-// at half the FMA rate, the dot product's roof would put it near 200%; on
-// Zen 4, where it runs at twice, near 50%.
+// (avx2bf16, avx512bf16w) is held against the FMA roof: on a Xeon whose
+// vdpbf16ps runs at half the FMA rate, the dot product's roof would put
+// it near 200%; on Zen 4, where it runs at twice, near 50%.
 static int held_against_dot(const xf_instance *in, int ran_dot, int threads)
 {
     if (!ran_dot || peak.bf16_1 <= 0) return 0;
@@ -691,6 +691,33 @@ static void print_peers(const xf_machine *m)
     putchar('\n');
 }
 
+// Per compute-bound stage, the bf16 variants that can run here by their
+// arithmetic, and those of the arithmetic the roofs favour (dot: the bf16
+// dot product's; level: either): what --variant best should end up
+// choosing among, and where this CPU has no kernel of the faster kind.
+static void print_bf16_arithmetic(int dot, int level)
+{
+    static const xf_stage compute_bound[] = {XF_LINEAR, XF_LM_HEAD, XF_ATTENTION};
+    for (size_t i = 0; i < sizeof compute_bound / sizeof *compute_bound; i++) {
+        char with_dot[256] = "", with_fma[256] = "";
+        for (int f = 0; f < xf_registry_count(); f++) {
+            const xf_family *fam = xf_registry_family(f);
+            if (strcmp(fam->name, "naive") == 0) continue; // the baseline, never the pick
+            for (const xf_variant *v = fam->variants; v->name; v++) {
+                if (v->stage != compute_bound[i] || v->dtype != XF_BF16 || xf_variant_unavailable(v)) continue;
+                char *list = fam->bf16_dot && fam->bf16_dot() ? with_dot : with_fma;
+                size_t len = strlen(list);
+                snprintf(list + len, 256 - len, "%s%s", len ? " " : "", v->name);
+            }
+        }
+        const char *pick = dot ? with_dot : with_fma;
+        if (level) pick = *with_dot ? with_dot : with_fma;
+        printf("  bf16 %-10s vdpbf16ps: %-24s FMA on widened bf16: %-24s -> %s\n", xf_stage_name(compute_bound[i]),
+               *with_dot ? with_dot : "(none here)", *with_fma ? with_fma : "(none here)",
+               *pick ? pick : dot ? "none of the faster kind here: the FMA ones" : "none");
+    }
+}
+
 static int cmd_peak(const xf_machine *m)
 {
     char path[512];
@@ -717,11 +744,13 @@ static int cmd_peak(const xf_machine *m)
         // the compute-bound stages run at the faster one; the rest move
         // bytes, which bf16 halves whatever the arithmetic.
         const double ratio = peak.bf16_1 / peak.flops_1;
+        const int dot = ratio > 1.05, level = !dot && ratio >= 0.95;
         printf("bf16 arithmetic here: the dot product runs at %.2fx the fp32 FMA roof, so bf16 linear, lm_head and"
                " attention should %s; embed, softmax, add_layernorm and rmsnorm are memory-bound (bf16 halves their"
                " bytes either way)\n",
-               ratio, ratio > 1.05 ? "compute with vdpbf16ps" : ratio < 0.95 ? "widen to fp32 and use FMA"
-                                                                        : "do either (the roofs are level)");
+               ratio, dot ? "compute with vdpbf16ps" : level ? "do either (the roofs are level)"
+                                                           : "widen to fp32 and use FMA");
+        print_bf16_arithmetic(dot, level);
     }
     printf("peak: FMA %.1f GFLOP/s on 1 thread (%s), %.1f on %d; DRAM triad %.1f GB/s on 1, %.1f on %d; DRAM read"
            " %.1f GB/s on 1, %.1f on %d; cached in %s (each roof the highest measured on this machine; compute"

@@ -87,8 +87,8 @@ int xf_compound_calls(xf_stage compound, xf_stage prim) { return xf_stage_desc_o
 // library, not the scalar baseline. In bf16: the bf16 families.
 static const xf_variant *lender(xf_stage stage, int threads, xf_dtype d)
 {
-    static const char *const order[] = {"omp", "avx512", "avx2", "avx512bf16", "avx2bf16"};
-    for (int i = d == XF_BF16 ? 3 : threads > 1 ? 0 : 1; i < (d == XF_BF16 ? 5 : 3); i++) {
+    static const char *const order[] = {"omp", "avx512", "avx2", "avx512bf16", "avx512bf16w", "avx2bf16"};
+    for (int i = d == XF_BF16 ? 3 : threads > 1 ? 0 : 1; i < (d == XF_BF16 ? 6 : 3); i++) {
         const xf_family *f = xf_registry_find_family(order[i]);
         const xf_variant *v = f ? family_default(f, stage, d) : NULL;
         if (v) return v;

@@ -50,7 +50,7 @@ rows_ok "$tmp/bf16.csv" bf16 ||
     fail "a bf16 row without passed=1, median_ns > 0, gflops > 0 and dtype bf16"
 
 # Each bf16 row against the roof of its arithmetic (docs/design.md,
-# Roofs): the widening kernels (naive, avx2bf16) against the FMA roof, the
+# Roofs): the widening kernels (naive, avx2bf16, avx512bf16w) against the FMA roof, the
 # vdpbf16ps ones against the dot product's, at a linear that is compute-
 # bound here (a row whose roof is a bandwidth says nothing of this).
 "$bin" bench --stage linear --dtype bf16 --batch 1 --heads 8 --dk 64 --seq 64 --min-time 0.01 --min-reps 3 \
@@ -59,7 +59,7 @@ rows_ok "$tmp/bf16.csv" bf16 ||
 import csv, sys
 csv.field_size_limit(sys.maxsize)
 rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["roof"] in ("FMA", "bf16-dot")]
-want = {"naive": "FMA", "avx2bf16": "FMA", "avx512bf16": "bf16-dot"}
+want = {"naive": "FMA", "avx2bf16": "FMA", "avx512bf16w": "FMA", "avx512bf16": "bf16-dot"}
 bad = [(r["variant"], r["roof"]) for r in rows if r["variant"] in want and r["roof"] != want[r["variant"]]]
 print("bf16 rows and their roofs:", sorted((r["variant"], r["roof"]) for r in rows), "wrong:", bad)
 sys.exit(1 if bad or not rows else 0)

@@ -19,8 +19,8 @@ err=$(XFBENCH_MAX_ISA=sse9 "$bin" check --stage linear 2>&1 >/dev/null)
 # stages are unavailable, and a check of them exits 77.
 for cap in avx512 avx2 scalar; do
     fams="avx512bf16"
-    [ $cap = avx2 ] && fams="avx512bf16 avx512"
-    [ $cap = scalar ] && fams="avx512bf16 avx512 avx2 omp avx2bf16"
+    [ $cap = avx2 ] && fams="avx512bf16 avx512 avx512bf16w"
+    [ $cap = scalar ] && fams="avx512bf16 avx512 avx512bf16w avx2 omp avx2bf16"
     for fam in $fams; do
         # bf16-only families: their linear is dtype=bf16, their checks need --dtype bf16
         dt=f32
@@ -44,8 +44,8 @@ fi
 if runs avx512bf16; then
     XFBENCH_MAX_ISA=avx512 "$bin" list | grep -q '^linear *avx512bf16 *n/a.*capped by XFBENCH_MAX_ISA' ||
         fail "avx512bf16 not listed as capped under XFBENCH_MAX_ISA=avx512"
-    XFBENCH_MAX_ISA=avx512 "$bin" check --variant avx2bf16 --dtype bf16 --grid quick >/dev/null ||
-        fail "the avx2bf16 family fails with AVX512_BF16 capped off"
+    XFBENCH_MAX_ISA=avx512 "$bin" check --variant avx2bf16,avx512bf16w --dtype bf16 --grid quick >/dev/null ||
+        fail "the FMA bf16 families fail with AVX512_BF16 capped off"
 else
     echo "note: this CPU or build has no AVX512_BF16: the avx512bf16 cap is not observable here"
 fi

@@ -164,8 +164,8 @@ def main():
                     help="bf16: the model stored in bf16, PyTorch run in torch.bfloat16, xfbench --dtype bf16"
                          " (and xfbench in fp32 on the same weights, for the bf16/fp32 ratio)")
     ap.add_argument("--f32-variant", help="--dtype bf16: the fp32 variant family that ratio is against (default: the"
-                                          " family --variant's kernels widen from: avx2bf16 -> avx2, avx512bf16 ->"
-                                          " avx512; best and naive: themselves)")
+                                          " family --variant's kernels widen from: avx2bf16 -> avx2, avx512bf16w and"
+                                          " avx512bf16 -> avx512; best and naive: themselves)")
     ap.add_argument("--decode", action="store_true", help="race greedy token-by-token generation instead")
     ap.add_argument("--batches", default="1,8", help="--decode: batch sizes")
     ap.add_argument("--steps", type=int, default=128, help="--decode: tokens generated per sequence")
@@ -175,7 +175,7 @@ def main():
                     help="--out into results/ from a tree with uncommitted changes (the table says -dirty)")
     args = ap.parse_args()
     if not args.f32_variant:
-        args.f32_variant = {"avx2bf16": "avx2", "avx512bf16": "avx512"}.get(args.variant, args.variant)
+        args.f32_variant = {"avx2bf16": "avx2", "avx512bf16w": "avx512", "avx512bf16": "avx512"}.get(args.variant, args.variant)
     if args.out:
         require_clean(TOP, args.out, args.allow_dirty)
     modes = MODES[:2] if args.no_compile else MODES

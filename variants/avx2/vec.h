@@ -76,6 +76,28 @@ static inline xv xv_pad_to_neg_inf(xv v, const uint8_t *pad)
     return _mm256_blendv_ps(v, _mm256_set1_ps(-__builtin_inff()), m);
 }
 
+// bf16 in and out of these vectors (the bf16 families of variants/bf16fma):
+// widened exactly by a shift (bf16 is the top half of fp32); rounded to
+// nearest even as kernels/half.h's xf_bf16_from_f32 does one at a time:
+// adding 0x7FFF plus the lowest kept bit carries into the kept half
+// exactly when rounding goes up; NaNs are kept quiet instead (the carry
+// could turn a NaN into infinity).
+static inline xv xv_load_bf16(const uint16_t *p)
+{
+    const __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p));
+    return _mm256_castsi256_ps(_mm256_slli_epi32(w, 16));
+}
+static inline void xv_store_bf16(uint16_t *p, xv v)
+{
+    const __m256i bits = _mm256_castps_si256(v);
+    const __m256i odd = _mm256_and_si256(_mm256_srli_epi32(bits, 16), _mm256_set1_epi32(1));
+    __m256i r = _mm256_add_epi32(bits, _mm256_add_epi32(odd, _mm256_set1_epi32(0x7FFF)));
+    const __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    r = _mm256_blendv_epi8(r, _mm256_or_si256(bits, _mm256_set1_epi32(0x00400000)), nan);
+    r = _mm256_srli_epi32(r, 16);
+    _mm_storeu_si128((__m128i *)p, _mm_packus_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1)));
+}
+
 #include "../simd/exp_poly.h"
 
 // exp(x) for x <= 88 (simd/exp_poly.h; callers pass max-subtracted

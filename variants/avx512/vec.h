@@ -65,6 +65,27 @@ static inline xv xv_pad_to_neg_inf(xv v, const uint8_t *pad)
     return _mm512_mask_mov_ps(v, _mm_test_epi8_mask(p, p), _mm512_set1_ps(-__builtin_inff()));
 }
 
+// bf16 in and out of these vectors (the bf16 families of variants/bf16fma,
+// and avx512bf16's outputs): widened exactly by a shift (bf16 is the top
+// half of fp32); rounded to nearest even, NaNs kept quiet, as
+// kernels/half.h's xf_bf16_from_f32 does one at a time (vcvtneps2bf16
+// would flush denormal inputs to zero: the same rounding everywhere keeps
+// one bound).
+static inline xv xv_load_bf16(const uint16_t *p)
+{
+    const __m512i w = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)p));
+    return _mm512_castsi512_ps(_mm512_slli_epi32(w, 16));
+}
+static inline void xv_store_bf16(uint16_t *p, xv v)
+{
+    const __m512i bits = _mm512_castps_si512(v);
+    const __m512i odd = _mm512_and_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(1));
+    __m512i r = _mm512_add_epi32(bits, _mm512_add_epi32(odd, _mm512_set1_epi32(0x7FFF)));
+    const __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+    r = _mm512_mask_mov_epi32(r, nan, _mm512_or_si512(bits, _mm512_set1_epi32(0x00400000)));
+    _mm256_storeu_si256((__m256i *)p, _mm512_cvtepi32_epi16(_mm512_srli_epi32(r, 16)));
+}
+
 #include "../simd/exp_poly.h"
 
 // exp(x) for x <= 88 (simd/exp_poly.h), times 2^n by vscalefps. Arguments

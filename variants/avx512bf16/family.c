@@ -1,6 +1,6 @@
 // The avx512bf16 family's table: variants of dtype bf16, run where
 // AVX512_BF16 is (and XFBENCH_MAX_ISA allows it). Its compositions borrow
-// the bf16 kernels it has none of (avx2bf16's), as every family borrows.
+// the bf16 kernels it has none of (avx512bf16w's), as every family borrows.
 #include "../isa/isa.h"
 #include "family.h"
 

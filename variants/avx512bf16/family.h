@@ -1,7 +1,7 @@
 // The avx512bf16 family: bf16 storage and vdpbf16ps, which multiplies pairs
 // of bf16 exactly and adds both products to an fp32 lane, at twice the
 // fp32 FMA rate on Zen 4 (docs/design.md, Precision). Its variants: linear
-// and lm_head; its compositions borrow avx2bf16's other kernels.
+// and lm_head; its compositions borrow avx512bf16w's other kernels.
 #ifndef XF_AVX512BF16_FAMILY_H
 #define XF_AVX512BF16_FAMILY_H
 

@@ -23,7 +23,7 @@
 #include "../../kernels/half.h"
 #include "../isa/blocking.h"
 #include "../isa/huge.h"
-#include "bf16x16.h"
+#include "../avx512/vec.h"
 #include "family.h"
 
 enum { MR = 6, NR = 64, FEW = 4, U = 4 };
@@ -59,10 +59,10 @@ static inline __m512bh last_at(const xf_bf16 *x) { return (__m512bh)_mm512_set1_
     if (relu)                                                                                                 \
         c##i##0 = _mm512_max_ps(c##i##0, zero), c##i##1 = _mm512_max_ps(c##i##1, zero),                       \
         c##i##2 = _mm512_max_ps(c##i##2, zero), c##i##3 = _mm512_max_ps(c##i##3, zero);                       \
-    _mm256_storeu_si256((__m256i *)(tile + (i) * NR), xf_bf16x16_round(c##i##0));                             \
-    _mm256_storeu_si256((__m256i *)(tile + (i) * NR + 16), xf_bf16x16_round(c##i##1));                        \
-    _mm256_storeu_si256((__m256i *)(tile + (i) * NR + 32), xf_bf16x16_round(c##i##2));                        \
-    _mm256_storeu_si256((__m256i *)(tile + (i) * NR + 48), xf_bf16x16_round(c##i##3));
+    xv_store_bf16(tile + (i) * NR, c##i##0);                                                                  \
+    xv_store_bf16(tile + (i) * NR + 16, c##i##1);                                                             \
+    xv_store_bf16(tile + (i) * NR + 32, c##i##2);                                                             \
+    xv_store_bf16(tile + (i) * NR + 48, c##i##3);
 
 // y (rows x cols of the tile, row stride n) = bf16(relu(A B + bias)); A is
 // MR rows of stride lda, read in place; B one packed panel.
@@ -119,7 +119,7 @@ static inline __attribute__((always_inline)) void dot_rows(const int M, const xf
     }
     for (int r = 0; r < M; r++) {
         const __m512 s = _mm512_add_ps(_mm512_add_ps(acc[r][0], acc[r][1]), _mm512_add_ps(acc[r][2], acc[r][3]));
-        float v = xf_f32x16_hsum(s) + bias;
+        float v = xv_hsum(s) + bias;
         if (a->relu && v < 0.0f) v = 0.0f;
         a->y16[(size_t)r * a->n + j] = xf_bf16_from_f32(v);
     }

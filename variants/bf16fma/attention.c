@@ -1,8 +1,8 @@
-// bf16 attention on any AVX2 CPU: Q, K, V and the output stored in bf16,
-// scores, softmax and the P V sums in fp32 (P is never stored in bf16, so
-// the output's rounding is the only one bf16 adds).
+// bf16 attention with fp32 arithmetic (bf16fma.h): Q, K, V and the output
+// stored in bf16, scores, softmax and the P V sums in fp32 (P is never
+// stored in bf16, so the output's rounding is the only one bf16 adds).
 // - Query blocks (more than XF_FEW_ROWS query rows): per batch and head,
-//   Q, K and V are widened into fp32 rows and the avx2 family's fused
+//   Q, K and V are widened into fp32 rows and the fp32 family's fused
 //   attention runs on them (variants/simd/flash.c, through its kernel
 //   table): widening is O(seq dk) work against the O(seq^2 dk) of the
 //   attention. The head's output is rounded to bf16 on the way out.
@@ -13,10 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../kernels/half.h"
-#include "../simd/kernel_table.h"
-#include "bf16.h"
-#include "family.h"
+#include "bf16fma.h"
 
 typedef struct {
     const xf_simd_kernels *k;
@@ -27,45 +24,25 @@ typedef struct {
     float *s; // few rows: scores (heads,seq_k)
 } attention_ctx;
 
-// dst (rows,n) fp32 = src (rows,n) bf16 with row stride ld
-static void widen_rows(const xf_bf16 *src, int ld, int rows, int n, float *dst)
-{
-    for (int r = 0; r < rows; r++, src += ld, dst += n) {
-        int c = 0;
-        for (; c + 8 <= n; c += 8) _mm256_storeu_ps(dst + c, xf_bf16x8_load(src + c));
-        for (; c < n; c++) dst[c] = xf_bf16_to_f32(src[c]);
-    }
-}
-
-// dst (rows,n) bf16 with row stride ld = src (rows,n) fp32 rounded
-static void round_rows(const float *src, int rows, int n, xf_bf16 *dst, int ld)
-{
-    for (int r = 0; r < rows; r++, src += n, dst += ld) {
-        int c = 0;
-        for (; c + 8 <= n; c += 8) _mm_storeu_si128((__m128i *)(dst + c), xf_bf16x8_round(_mm256_loadu_ps(src + c)));
-        for (; c < n; c++) dst[c] = xf_bf16_from_f32(src[c]);
-    }
-}
-
 // The dot product of n fp32 values and n bf16 values.
 static float dot_bf16(const float *x, const xf_bf16 *y, int n)
 {
-    __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+    xv acc0 = xv_zero(), acc1 = xv_zero();
     int c = 0;
-    for (; c + 16 <= n; c += 16) {
-        acc0 = _mm256_fmadd_ps(_mm256_loadu_ps(x + c), xf_bf16x8_load(y + c), acc0);
-        acc1 = _mm256_fmadd_ps(_mm256_loadu_ps(x + c + 8), xf_bf16x8_load(y + c + 8), acc1);
+    for (; c + 2 * XV_W <= n; c += 2 * XV_W) {
+        acc0 = xv_fma(xv_load(x + c), xv_load_bf16(y + c), acc0);
+        acc1 = xv_fma(xv_load(x + c + XV_W), xv_load_bf16(y + c + XV_W), acc1);
     }
-    for (; c + 8 <= n; c += 8) acc0 = _mm256_fmadd_ps(_mm256_loadu_ps(x + c), xf_bf16x8_load(y + c), acc0);
+    for (; c + XV_W <= n; c += XV_W) acc0 = xv_fma(xv_load(x + c), xv_load_bf16(y + c), acc0);
     float tail = 0.0f;
     for (; c < n; c++) tail += x[c] * xf_bf16_to_f32(y[c]);
-    return xf_f32x8_hsum(_mm256_add_ps(acc0, acc1)) + tail;
+    return xv_hsum(xv_add(acc0, acc1)) + tail;
 }
 
 // Query row i of batch b, every head: the row widened into ctx->qf
 // (heads*dk), raw scores against the visible keys (read in key order, all
 // heads of a key together: one sequential stream through the cache), each
-// head's masked, scaled softmax (the avx2 family's row), then
+// head's masked, scaled softmax (the fp32 family's row), then
 // out = sum_j p_j v_j with V read in key order too, rounded to bf16.
 static void attend_row(const xf_attention_args *a, attention_ctx *c, int b, int i)
 {
@@ -74,7 +51,7 @@ static void attend_row(const xf_attention_args *a, attention_ctx *c, int b, int 
     const uint8_t *pad = a->key_pad ? a->key_pad + (size_t)b * a->seq_k : NULL;
     const int n_vis = a->causal && i + 1 < n ? i + 1 : n; // keys past the diagonal are never read
     float *q = c->qf, *o = c->of, *s = c->s;
-    widen_rows(a->q16 + ((size_t)b * a->seq_q + i) * a->ldq, 0, 1, d, q);
+    xf_bf16_widen_rows(a->q16 + ((size_t)b * a->seq_q + i) * a->ldq, 0, 1, d, q, 0);
     for (int j = 0; j < n_vis; j++) {
         if (pad && pad[j]) { // masked by the softmax row: no dot product
             for (int h = 0; h < H; h++) s[(size_t)h * n + j] = -INFINITY;
@@ -91,16 +68,15 @@ static void attend_row(const xf_attention_args *a, attention_ctx *c, int b, int 
         for (int h = 0; h < H; h++) {
             const float p = s[(size_t)h * n + j];
             if (p == 0.0f) continue; // masked, or underflowed: adds nothing
-            const __m256 pv = _mm256_set1_ps(p);
+            const xv pv = xv_set1(p);
             float *oh = o + (size_t)h * dk;
             const xf_bf16 *vh = vj + (size_t)h * dk;
             int e = 0;
-            for (; e + 8 <= dk; e += 8)
-                _mm256_storeu_ps(oh + e, _mm256_fmadd_ps(pv, xf_bf16x8_load(vh + e), _mm256_loadu_ps(oh + e)));
+            for (; e + XV_W <= dk; e += XV_W) xv_store(oh + e, xv_fma(pv, xv_load_bf16(vh + e), xv_load(oh + e)));
             for (; e < dk; e++) oh[e] += p * xf_bf16_to_f32(vh[e]);
         }
     }
-    round_rows(o, 1, d, a->out16 + ((size_t)b * a->seq_q + i) * a->ldo, 0);
+    xf_bf16_round_rows(o, 0, 1, d, a->out16 + ((size_t)b * a->seq_q + i) * a->ldo, 0);
 }
 
 // Head (b,h): widened, the fp32 fused attention on a one-head view, the
@@ -109,9 +85,9 @@ static void attend_head(const xf_attention_args *a, attention_ctx *c, int b, int
 {
     const int dk = a->dk;
     const size_t kv_rows = xf_attention_kv_rows(a), col = (size_t)h * dk;
-    widen_rows(a->q16 + (size_t)b * a->seq_q * a->ldq + col, a->ldq, a->seq_q, dk, c->qf);
-    widen_rows(a->k16 + b * kv_rows * a->ldk + col, a->ldk, a->seq_k, dk, c->kf);
-    widen_rows(a->v16 + b * kv_rows * a->ldv + col, a->ldv, a->seq_k, dk, c->vf);
+    xf_bf16_widen_rows(a->q16 + (size_t)b * a->seq_q * a->ldq + col, a->ldq, a->seq_q, dk, c->qf, dk);
+    xf_bf16_widen_rows(a->k16 + b * kv_rows * a->ldk + col, a->ldk, a->seq_k, dk, c->kf, dk);
+    xf_bf16_widen_rows(a->v16 + b * kv_rows * a->ldv + col, a->ldv, a->seq_k, dk, c->vf, dk);
     const xf_attention_args one = {.batch = 1, .heads = 1, .dk = dk, .seq_q = a->seq_q, .seq_k = a->seq_k,
                                    .q = c->qf, .ldq = dk, .k = c->kf, .ldk = dk, .v = c->vf, .ldv = dk,
                                    .key_pad = a->key_pad ? a->key_pad + (size_t)b * a->seq_k : NULL,
@@ -119,11 +95,11 @@ static void attend_head(const xf_attention_args *a, attention_ctx *c, int b, int
     if (h == 0) c->k->flash_visible_tiles(&one, 0, c->visible);
     c->k->flash_pack_head(&one, 0, 0, c->kv);
     for (int i0 = 0; i0 < a->seq_q; i0 += c->k->flash_br()) c->k->flash_block(&one, c->kv, c->visible, c->ws, 0, 0, i0);
-    round_rows(c->of, a->seq_q, dk, a->out16 + (size_t)b * a->seq_q * a->ldo + col, a->ldo);
+    xf_bf16_round_rows(c->of, dk, a->seq_q, dk, a->out16 + (size_t)b * a->seq_q * a->ldo + col, a->ldo);
 }
 
 // q is (B,Sq,H*dk), k and v (B,Sk,H*dk), with row strides; out (B,Sq,H*dk); all bf16
-void xf_avx2bf16_attention_run(const void *args, void *ctx)
+void XF_BF_FN(attention_run)(const void *args, void *ctx)
 {
     const xf_attention_args *a = args;
     attention_ctx *c = ctx;
@@ -135,7 +111,7 @@ void xf_avx2bf16_attention_run(const void *args, void *ctx)
     }
 }
 
-void xf_avx2bf16_attention_release(void *ctx)
+void XF_BF_FN(attention_release)(void *ctx)
 {
     attention_ctx *c = ctx;
     if (!c) return;
@@ -144,17 +120,17 @@ void xf_avx2bf16_attention_release(void *ctx)
     free(c);
 }
 
-int xf_avx2bf16_attention_prepare(const void *args, void **ctx)
+int XF_BF_FN(attention_prepare)(const void *args, void **ctx)
 {
     const xf_attention_args *a = args;
     attention_ctx *c = calloc(1, sizeof *c);
     if (!c) return -1;
-    c->k = &xf_avx2_kernels;
+    c->k = &XF_FN(kernels);
     const size_t d = (size_t)a->heads * a->dk;
     if (a->seq_q <= XF_FEW_ROWS) {
         c->qf = malloc(d * sizeof(float)), c->of = malloc(d * sizeof(float));
         c->s = malloc(((size_t)a->heads * a->seq_k + 1) * sizeof(float));
-        if (!c->qf || !c->of || !c->s) return xf_avx2bf16_attention_release(c), -1;
+        if (!c->qf || !c->of || !c->s) return XF_BF_FN(attention_release)(c), -1;
         *ctx = c;
         return 0;
     }
@@ -166,7 +142,7 @@ int xf_avx2bf16_attention_prepare(const void *args, void **ctx)
     c->visible = malloc((size_t)c->k->flash_tiles(a->seq_k) + 1);
     c->ws = c->k->flash_ws_new(a->dk);
     if (!c->qf || !c->of || !c->kf || !c->vf || !c->kv || !c->visible || !c->ws)
-        return xf_avx2bf16_attention_release(c), -1;
+        return XF_BF_FN(attention_release)(c), -1;
     *ctx = c;
     return 0;
 }
