@@ -277,7 +277,8 @@ static int cmd_list(void)
                     continue;
                 }
                 xf_ops_composition(&ops, (xf_stage)s, comp, sizeof comp);
-                printf("%-14s %-28s %-8s %scomposed: %s\n", xf_stage_name((xf_stage)s), fam->name, "ok", dt, comp);
+                printf("%-14s %-28s %-8s %scomposed: %s\n", xf_stage_name((xf_stage)s), fam->name,
+                       fam->emulated ? "emulated" : "ok", dt, comp);
             }
             if (s >= XF_FIRST_COMPOUND) continue;
             for (const xf_variant *v = fam->variants; v->name; v++) {
@@ -286,8 +287,9 @@ static int cmd_list(void)
                 // Variants of another dtype than f32 say so (--dtype runs them).
                 char dt[32] = "";
                 if (v->dtype != XF_F32) snprintf(dt, sizeof dt, "dtype=%s: ", xf_dtype_name(v->dtype));
-                printf("%-14s %-28s %-8s %s%s%s%s  [%s]\n", xf_stage_name((xf_stage)s), v->name, why ? "n/a" : "ok",
-                       dt, v->summary, why ? ": unavailable: " : "", why ? why : "", fam->cflags);
+                printf("%-14s %-28s %-8s %s%s%s%s  [%s]\n", xf_stage_name((xf_stage)s), v->name,
+                       why ? "n/a" : fam->emulated ? "emulated" : "ok", dt, v->summary, why ? ": unavailable: " : "",
+                       why ? why : "", fam->cflags);
             }
         }
     }

@@ -1,4 +1,5 @@
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "options.h"
@@ -6,7 +7,7 @@
 #include "stages/stage.h"
 #include "xf_families.h"
 
-enum { MAX_FAMILIES = 16 };
+enum { MAX_FAMILIES = 24 };
 // The families meson built (its list, generated into xf_families.h); naive
 // always, first.
 #define DECLARE_(name) extern const xf_family xf_family_##name;
@@ -18,7 +19,11 @@ static int nfamilies = 0 XF_BUILT_FAMILIES(COUNT_);
 
 void xf_registry_add(const xf_family *f)
 {
-    if (nfamilies < MAX_FAMILIES) families[nfamilies++] = f;
+    if (nfamilies == MAX_FAMILIES) { // a build error, never a family silently left out
+        fprintf(stderr, "xfbench: more than %d families: raise MAX_FAMILIES (harness/registry.c)\n", MAX_FAMILIES);
+        exit(2);
+    }
+    families[nfamilies++] = f;
 }
 
 int xf_registry_count(void) { return nfamilies; }
@@ -94,6 +99,20 @@ static const xf_variant *lender(xf_stage stage, int threads, xf_dtype d)
         if (v) return v;
     }
     return family_default(&xf_family_naive, stage, d);
+}
+
+// An emulated family borrows emulated kernels first (avx512bf16-emu
+// avx512bf16w-emu's), so that its compositions check emulated code
+// end to end; never a mutant's.
+static const xf_variant *emulated_lender(xf_stage stage, xf_dtype d)
+{
+    for (int i = 0; i < nfamilies; i++) {
+        const xf_variant *v = families[i]->emulated && strncmp(families[i]->name, "mutant", 6)
+                                  ? family_default(families[i], stage, d)
+                                  : NULL;
+        if (v) return v;
+    }
+    return NULL;
 }
 
 static void add_note(char *note, size_t note_size, const char *fmt, const char *a, const char *b,
@@ -175,7 +194,8 @@ int xf_ops_for_family(const char *family, const char *use, xf_stage compound, xf
             snprintf(err, err_size, "its %s cannot run here: %s", xf_stage_name((xf_stage)s), why);
             return 1;
         }
-        ops->op[s] = lender((xf_stage)s, threads, d);
+        ops->op[s] = f->emulated ? emulated_lender((xf_stage)s, d) : NULL;
+        if (!ops->op[s]) ops->op[s] = lender((xf_stage)s, threads, d);
         if (!ops->op[s] && xf_compound_calls(compound, (xf_stage)s)) {
             snprintf(err, err_size, "no %s variant of %s runs here", xf_dtype_name(d), xf_stage_name((xf_stage)s));
             return 1;

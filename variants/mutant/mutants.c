@@ -180,8 +180,8 @@ static const xf_variant variants[] = {
     // packed panels: 2 of k terms missing from every output.
     {.stage = XF_LINEAR, .family = "mutant", .name = "mutant-bf16-dropped-pair", .dtype = XF_BF16,
      .summary = "avx512bf16 linear, pair 1 of k left out of the packed panels",
-     .unavailable = xf_avx512bf16_unavailable, .prepare = xf_avx512bf16_linear_prepare_dropped_pair,
-     .run = xf_avx512bf16_linear_run, .release = xf_avx512bf16_linear_release},
+     .unavailable = XF_DOT_FN(unavailable), .prepare = XF_DOT_FN(linear_prepare_dropped_pair),
+     .run = XF_DOT_FN(linear_run), .release = XF_DOT_FN(linear_release)},
 #endif
     XF_VARIANTS_END,
 };

@@ -16,6 +16,8 @@
 #define XF_SIMD_DECLARE_(ret, name, params) ret XF_FN(name) params;
 XF_SIMD_PIECES(XF_SIMD_DECLARE_)
 #undef XF_SIMD_DECLARE_
+// This family's table of them (kernel_table.h names the native ones).
+extern const xf_simd_kernels XF_FN(kernels);
 
 // GEMM: C = A B (+ bias, ReLU) with B packed in panels of XF_GEMM_NR
 // columns, [panel][k][NR], zero-padded past n (packed_b_floats floats;
