@@ -89,9 +89,10 @@ typedef struct {
     // use FMA. Picks the compute roof of their bf16 rows (harness/app.c).
     int (*bf16_dot)(void);
     // Families compiled on an emulation of their instruction set (SIMDe:
-    // variants/emulated): how, for `xfbench list`. They are checked, never
-    // timed or raced, and only the test program xfbench-emulated has them.
-    // NULL for the native ones.
+    // variants/emulated): how, in words (XF_EMULATED_HOW); `xfbench list`
+    // shows them as "emulated". They are checked, never timed or raced,
+    // and only the test program xfbench-emulated has them. NULL for the
+    // native ones.
     const char *emulated;
 } xf_family;
 

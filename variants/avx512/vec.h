@@ -147,7 +147,7 @@ static inline xv xv_exp2(xv x)
 // stride ldc) = (init ? bias row or 0 : C) + A B, B packed [kc][NR]; then
 // ReLU if relu. Here A is MR rows of stride XF_UK_ROWS_LDA (a score tile).
 void XF_FN(gemm_ukernel_rows)(int kc, const float *a, const float *b, float *c, int ldc, int init,
-                              const float *bias, int relu);
+                               const float *bias, int relu);
 // The same with A as MR rows of run-time stride lda (the GEMM's unpacked
 // row panels), prefetching into L1 the MR rows of stride lda at pf as it
 // goes (the next panel; pf = a when there is none).

@@ -28,6 +28,5 @@ static const xf_variant variants[] = {
     ENTRY_(XF_LM_HEAD, lm_head, 0.0, "the bf16 linear with the table as weight (packed; <= 4 rows: streamed)")
     XF_VARIANTS_END};
 
-const xf_family XF_BF_VAR = {.name = XF_BF16_NAME, .cflags = XF_FAMILY_CFLAGS,
-                                                         .variants = variants, .isa = XF_FAMILY_ISA,
-                             .emulated = XF_EMULATED_HOW};
+const xf_family XF_BF_VAR = {.name = XF_BF16_NAME, .cflags = XF_FAMILY_CFLAGS, .variants = variants,
+                             .isa = XF_FAMILY_ISA, .emulated = XF_EMULATED_HOW};
