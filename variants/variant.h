@@ -88,20 +88,18 @@ typedef struct {
     // (vdpbf16ps) here: 1. NULL or 0: their bf16 kernels widen to fp32 and
     // use FMA. Picks the compute roof of their bf16 rows (harness/app.c).
     int (*bf16_dot)(void);
-    // Families compiled on an emulation of their instruction set (SIMDe:
-    // variants/emulated): how, in words (XF_EMULATED_HOW); `xfbench list`
-    // shows them as "emulated". They are checked, never timed or raced,
-    // and only the test program xfbench-emulated has them. NULL for the
-    // native ones.
-    const char *emulated;
+    // 1: compiled on an emulation of its instruction set (SIMDe:
+    // variants/emulated; its cflags say how), listed as "emulated",
+    // checked, never timed or raced; only the test program
+    // xfbench-emulated has such families. 0 for the native ones.
+    int emulated;
 } xf_family;
 
-// What a family compiled on SIMDe (-DXF_EMULATED: variants/emulated) puts
-// in its .emulated.
+// A family compiled with -DXF_EMULATED (variants/emulated) sets .emulated.
 #ifdef XF_EMULATED
-#define XF_EMULATED_HOW "AVX-512 emulated by SIMDe on AVX2 + FMA: checked, never timed"
+#define XF_IS_EMULATED 1
 #else
-#define XF_EMULATED_HOW NULL
+#define XF_IS_EMULATED 0
 #endif
 
 // Each family defines one xf_family named xf_family_<name>; the harness

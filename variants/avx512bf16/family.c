@@ -22,4 +22,4 @@ static int computes_with_dot(void) { return 1; }
 
 const xf_family XF_DOT_VAR = {.name = XF_DOT_NAME, .cflags = XF_FAMILY_CFLAGS, .variants = variants,
                               .bf16_gflops = XF_DOT_FN(dot_gflops), .isa = XF_DOT_ISA,
-                              .bf16_dot = computes_with_dot, .emulated = XF_EMULATED_HOW};
+                              .bf16_dot = computes_with_dot, .emulated = XF_IS_EMULATED};

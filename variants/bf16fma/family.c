@@ -29,4 +29,4 @@ static const xf_variant variants[] = {
     XF_VARIANTS_END};
 
 const xf_family XF_BF_VAR = {.name = XF_BF16_NAME, .cflags = XF_FAMILY_CFLAGS, .variants = variants,
-                             .isa = XF_FAMILY_ISA, .emulated = XF_EMULATED_HOW};
+                             .isa = XF_FAMILY_ISA, .emulated = XF_IS_EMULATED};

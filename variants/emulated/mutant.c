@@ -11,4 +11,4 @@ static const xf_variant variants[] = {
     XF_VARIANTS_END};
 
 const xf_family xf_family_mutant_emu = {.name = "mutant-emu", .cflags = XF_FAMILY_CFLAGS, .variants = variants,
-                                        .emulated = XF_EMULATED_HOW};
+                                        .emulated = XF_IS_EMULATED};

@@ -5,7 +5,8 @@
 // second time against this header instead of <immintrin.h>, so that their
 // checks run on any AVX2 CPU (docs/design.md, "Emulated AVX-512"). For
 // correctness only: emulation says nothing about their speed, and the
-// emulated families are never timed (harness/app.c).
+// emulated families are never timed (tests/emulated_main.c runs check and
+// list only; harness/best.c never races them).
 //
 // SIMDe 0.7.4 lacks the intrinsics below; without them a call would reach
 // gcc's own AVX-512 inline and fail to compile ("target specific option
