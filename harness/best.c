@@ -440,6 +440,7 @@ int xf_best_resolve(xf_runner *r, xf_instance *in)
     racer p[MAX_RACERS];
     int n = 0;
     double ulp = 0.0;
+    int p_bf16 = 0;
     for (int f = 0; f <= xf_registry_count() && n < MAX_RACERS; f++) {
         const xf_family *fam = f < xf_registry_count() ? xf_registry_family(f) : NULL;
         const char *name = fam ? fam->name : "per-call";
@@ -450,15 +451,16 @@ int xf_best_resolve(xf_runner *r, xf_instance *in)
         if (xf_runner_prepare(&c->r, race_in) != 0) continue;
         c->passed = 1;
         if (c->r.math_ulp > ulp) ulp = c->r.math_ulp;
+        if (c->r.p_bf16) p_bf16 = 1;
     }
     // Every pass checked against the bound of the largest math error any of
-    // them declares (as the per-call composition always is): the fp64
+    // them declares (and of P in bf16 if any rounds it) (as the per-call composition always is): the fp64
     // reference is then computed once, not once per declared error (it
     // takes longer than the passes; each family is checked at its own
     // bound by the test suite).
     for (int i = 0; i < n; i++) {
         if (!p[i].passed) continue;
-        p[i].r.math_ulp = ulp;
+        p[i].r.math_ulp = ulp, p[i].r.p_bf16 = p_bf16;
         xf_check_result res;
         xf_check_run(&p[i].r, race_in, &res);
         p[i].passed = res.passed;
@@ -487,8 +489,11 @@ void xf_best_ops(xf_ops *ops, const xf_machine *m, const xf_best_settings *how)
     best.retune = how->retune, best.tune_s = how->tune_s;
     ops->pick = pick;
     ops->pick_math_ulp = 0.0;
+    ops->pick_p_bf16 = 0;
     for (int f = 0; f < xf_registry_count(); f++)
-        for (const xf_variant *v = xf_registry_family(f)->variants; v->name; v++)
+        for (const xf_variant *v = xf_registry_family(f)->variants; v->name; v++) {
             if (v->math_ulp > ops->pick_math_ulp) ops->pick_math_ulp = v->math_ulp;
+            if (v->p_bf16) ops->pick_p_bf16 = 1;
+        }
     best.per_call = *ops;
 }

@@ -67,6 +67,7 @@ typedef struct xf_instance {
     double *ref[XF_MAX_OUTPUTS];   // fp64 reference, one per output element
     double *bound[XF_MAX_OUTPUTS]; // allowed |out - ref| per element
     double bound_ulp;              // math_ulp the bounds were computed for (-1: none yet)
+    int bound_p_bf16;              // and the p_bf16 (variant.h) they were computed for
     int model_bound;               // 1: error-model bound (compound), 0: componentwise
     double flops, bytes;
     double useful_flops;           // flops less the masked attention pairs (kernels/counts.c)
@@ -83,8 +84,9 @@ void *xf_instance_own(xf_instance *in, size_t bytes);
 // A guarded output of count floats with its reference and bound arrays;
 // 0, or -1 if out of memory.
 int xf_instance_add_output(xf_instance *in, const char *name, size_t count);
-// Computes ref and bound for a variant with this math_ulp (cached).
-void xf_instance_reference(xf_instance *in, double math_ulp);
+// Computes ref and bound for a variant with this math_ulp and p_bf16
+// (variant.h; cached).
+void xf_instance_reference(xf_instance *in, double math_ulp, int p_bf16);
 void xf_instance_free(xf_instance *in);
 
 #endif

@@ -66,7 +66,7 @@ void xf_check_run(xf_runner *r, xf_instance *in, xf_check_result *res)
             return;
         }
     }
-    xf_instance_reference(in, r->math_ulp);
+    xf_instance_reference(in, r->math_ulp, r->p_bf16);
     double sum_err2 = 0.0, sum_ref2 = 0.0;
     for (int o = 0; o < in->nout; o++) compare(in, o, res, &sum_err2, &sum_ref2);
     if (res->max_abs != INFINITY) res->nmse = sum_ref2 > 0.0 ? sum_err2 / sum_ref2 : sum_err2;

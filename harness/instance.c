@@ -77,10 +77,10 @@ static void var_to_bound(double *b, size_t count)
     for (size_t i = 0; i < count; i++) b[i] = XF_MODEL_SIGMAS * sqrt(b[i]) + 0x1p-126;
 }
 
-void xf_instance_reference(xf_instance *in, double ulp)
+void xf_instance_reference(xf_instance *in, double ulp, int p_bf16)
 {
-    if (in->bound_ulp == ulp) return;
-    in->bound_ulp = ulp;
+    if (in->bound_ulp == ulp && in->bound_p_bf16 == p_bf16) return;
+    in->bound_ulp = ulp, in->bound_p_bf16 = p_bf16;
     xf_stage_desc_of(in->c.stage)->reference(in, ulp);
     if (in->model_bound)
         for (int o = 0; o < in->nout; o++) var_to_bound(in->bound[o], in->out[o].count);

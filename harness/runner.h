@@ -13,6 +13,7 @@ typedef struct xf_runner {
     xf_exec ex;
     double prepare_ns;   // time spent in prepare (weight packing, JIT), reported apart
     double math_ulp;
+    int p_bf16; // the variant's, or any composed primitive's (variant.h)
     // Compound stages, optional: settles ops for this instance before it is
     // prepared (--variant best measures whole passes: best.h); -1 if
     // nothing can run it.

@@ -26,6 +26,10 @@ typedef struct {
     xf_dtype dtype;
     const xf_bf16 *q16, *k16, *v16;
     xf_bf16 *out16;
+    // For the reference only, never read by a kernel: 1 when the variant
+    // checked rounds P to bf16 (its xf_variant's p_bf16), which widens the
+    // bound and the error model by that rounding (attention_ref.c).
+    int p_bf16;
 } xf_attention_args;
 
 // Rows between one batch's keys (and values) and the next's.

@@ -8,7 +8,8 @@
 //   variance sum_j w_j (v_jd - out_d)^2 + p_j^2 vvar_jd as
 //   W (V.V) - 2 out_d W V + out_d^2 sum_j w_j + P.P vvar
 //   with w_j = p_j^2 (s_var_j + e_var_j) (expanded: three products
-//   instead of one pass per output element).
+//   instead of one pass per output element); for a kernel that rounds P
+//   to bf16, also P.P (V.V).
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,7 @@
 typedef struct {
     double *t, *a, *sv, *sv2;    // rows x n: scores, magnitudes, variance (two halves)
     double *p, *pe, *w, *p2;     // rows x n: P, P.eps, W, P.P
-    double *o, *abs, *err, *wv2, *wv, *pvv; // rows x dk
+    double *o, *abs, *err, *wv2, *wv, *pvv, *pv2; // rows x dk
     double *worst, *wsum;        // rows
     int *visible;
 } block;
@@ -74,7 +75,7 @@ static block block_new(int rows, int n, int dk)
     block bl;
     const size_t big = (size_t)rows * (n > 0 ? n : 1), small = (size_t)rows * dk;
     double **bigs[] = {&bl.t, &bl.a, &bl.sv, &bl.sv2, &bl.p, &bl.pe, &bl.w, &bl.p2};
-    double **smalls[] = {&bl.o, &bl.abs, &bl.err, &bl.wv2, &bl.wv, &bl.pvv};
+    double **smalls[] = {&bl.o, &bl.abs, &bl.err, &bl.wv2, &bl.wv, &bl.pvv, &bl.pv2};
     for (size_t i = 0; i < sizeof bigs / sizeof *bigs; i++) *bigs[i] = calloc(big, sizeof(double));
     for (size_t i = 0; i < sizeof smalls / sizeof *smalls; i++) *smalls[i] = calloc(small, sizeof(double));
     bl.worst = calloc((size_t)rows, sizeof(double)), bl.wsum = calloc((size_t)rows, sizeof(double));
@@ -112,10 +113,11 @@ static void write_block(const xf_attention_args *a, const block *bl, size_t qrow
             out[ooff + d] = acc;
             if (bound)
                 bound[ooff + d] =
-                    xf_attn_out_bound(bl->err[e] + xf_weight_err(bl->worst[r], vis) * abs_pv, vis, n, abs_pv, acc);
+                    xf_attn_out_bound(bl->err[e] + xf_weight_err(bl->worst[r], vis) * abs_pv, vis, n, abs_pv, acc,
+                                      a->p_bf16);
             if (outvar) {
                 const double var = bl->wv2[e] - 2.0 * acc * bl->wv[e] + acc * acc * bl->wsum[r] + bl->pvv[e];
-                outvar[ooff + d] = xf_attn_out_var(var, vis, n, abs_pv, acc);
+                outvar[ooff + d] = xf_attn_out_var(var, vis, n, abs_pv, acc, a->p_bf16 ? bl->pv2[e] : 0.0);
             }
         }
     }
@@ -174,6 +176,7 @@ static void head(const xf_attention_args *a, int b, int h, const double *q, cons
             xf_gemm_d(m, dk, ne, bl.w, (size_t)n, 1, v2, (size_t)dk, 1, bl.wv2, (size_t)dk);
             xf_gemm_d(m, dk, ne, bl.w, (size_t)n, 1, vh, (size_t)a->ldv, 1, bl.wv, (size_t)dk);
             xf_gemm_d(m, dk, ne, bl.p2, (size_t)n, 1, vvh, (size_t)a->ldv, 1, bl.pvv, (size_t)dk);
+            if (a->p_bf16) xf_gemm_d(m, dk, ne, bl.p2, (size_t)n, 1, v2, (size_t)dk, 1, bl.pv2, (size_t)dk);
         }
         write_block(a, &bl, qrow0, h, m, out, outvar, bound);
     }

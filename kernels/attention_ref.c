@@ -49,7 +49,7 @@ static void output_row(const xf_attention_args *a, const double *v, const double
 {
     const int n = a->seq_k;
     for (int d = 0; d < a->dk; d++) {
-        double acc = 0.0, abs_pv = 0.0, err = 0.0, var = 0.0;
+        double acc = 0.0, abs_pv = 0.0, err = 0.0, var = 0.0, pv2 = 0.0;
         for (int j = 0; j < n; j++)
             if (r->p[j] != 0.0) {
                 double vj = v[vbase + (size_t)j * a->ldv + d];
@@ -58,7 +58,7 @@ static void output_row(const xf_attention_args *a, const double *v, const double
                 if (bound) err += r->p[j] * (r->eps[j] + xf_weight_err(worst, visible)) * fabs(vj);
             }
         out[d] = acc;
-        if (bound) bound[d] = xf_attn_out_bound(err, visible, n, abs_pv, acc);
+        if (bound) bound[d] = xf_attn_out_bound(err, visible, n, abs_pv, acc, a->p_bf16);
         if (!outvar) continue;
         for (int j = 0; j < n; j++) {
             if (r->p[j] == 0.0) continue;
@@ -67,8 +67,9 @@ static void output_row(const xf_attention_args *a, const double *v, const double
             // eps_j / u sums the magnitudes of the roundings of the exp argument.
             double e_var = xf_exp_arg_var(r->eps[j]);
             var += r->p[j] * r->p[j] * (dv * dv * (r->s_var[j] + e_var) + vvar[vi]);
+            if (a->p_bf16) pv2 += r->p[j] * r->p[j] * v[vi] * v[vi];
         }
-        outvar[d] = xf_attn_out_var(var, visible, n, abs_pv, acc);
+        outvar[d] = xf_attn_out_var(var, visible, n, abs_pv, acc, pv2);
     }
 }
 

@@ -50,9 +50,15 @@ static act mha(int batch, int seq_q, int seq_k, int heads, int dk, act q_in, act
     act kv = linear(batch * seq_k, 2 * d, d, kv_in, w->in_proj_w + (size_t)d * d,
                     w->in_proj_b + d, 0, dt);
     act ctx = act_new((size_t)batch * seq_q * d);
+    // bf16: the model allows for P rounded to bf16 whichever attention the
+    // composition calls (avx512bf16's does it, avx512bf16w's does not): a
+    // variance of u_bf16^2/3 sum_j p_j^2 v_j^2, which shrinks as the
+    // weights spread over more keys, and one model for every bf16
+    // composition, per-call choices included.
     xf_attention_args shape = {
         .batch = batch, .heads = heads, .dk = dk, .seq_q = seq_q, .seq_k = seq_k,
         .ldq = d, .ldk = 2 * d, .ldv = 2 * d, .key_pad = key_pad, .causal = causal, .ldo = d,
+        .p_bf16 = dt == XF_BF16,
     };
     xf_ref_attention_d(&shape, q.val, kv.val, kv.val + d, q.var, kv.var, kv.var + d, math_ulp,
                        ctx.val, ctx.var, NULL);
@@ -166,6 +172,8 @@ static act attend(const xf_decode_layer_args *a, act q, int ldq, act kv, int seq
 {
     const int d = a->heads * a->dk;
     act ctx = act_new((size_t)a->batch * d);
+    // One query row: every bf16 attention keeps P in fp32 there (the
+    // vdpbf16ps one defers decode steps to avx512bf16w's row kernel).
     xf_attention_args shape = {.batch = a->batch, .heads = a->heads, .dk = a->dk, .seq_q = 1, .seq_k = seq_k,
                                .ldq = ldq, .ldk = 2 * d, .ldv = 2 * d, .key_pad = key_pad, .ldo = d};
     xf_ref_attention_d(&shape, q.val, kv.val, kv.val + d, q.var, kv.var, kv.var + d, math_ulp, ctx.val,

@@ -39,14 +39,28 @@ static inline double xf_weight_err(double worst, int visible) { return worst + x
 // An attention output out = sum p v (abs_pv = sum p |v|) over n keys of which
 // visible are: its bound from err = sum p_j (eps_j + xf_weight_err) |v_jd|,
 // its variance from the propagated var; a row with no visible key is 0.
-static inline double xf_attn_out_bound(double err, int visible, int n, double abs_pv, double out)
+// p_bf16: the kernel rounded every p_j to bf16 before P V (shape->p_bf16).
+// That rounding keeps p_j's fp32 error dp_j within (1 + u_bf16) |dp_j| and
+// adds u_bf16 p_j, so err grows to (1 + u_bf16) err + u_bf16 abs_pv, and
+// the P V sum runs over weights of at most (1 + u_bf16) (p_j + |dp_j|); the
+// model adds the variance u_bf16^2/3 sum_j p_j^2 v_jd^2 (pv2) of those
+// independent roundings.
+static inline double xf_attn_out_bound(double err, int visible, int n, double abs_pv, double out, int p_bf16)
 {
-    return visible ? err + xf_gamma(2.0 * visible) * abs_pv + XF_U * fabs(out) + (n + 1) * 0x1p-126 : 0.0;
+    if (!visible) return 0.0;
+    double sum_abs = abs_pv;
+    if (p_bf16) {
+        sum_abs = (1.0 + XF_U_BF16) * (abs_pv + err);
+        err = (1.0 + XF_U_BF16) * err + XF_U_BF16 * abs_pv;
+    }
+    return err + xf_gamma(2.0 * visible) * sum_abs + XF_U * fabs(out) + (n + 1) * 0x1p-126;
 }
 
-static inline double xf_attn_out_var(double var, int visible, int n, double abs_pv, double out)
+static inline double xf_attn_out_var(double var, int visible, int n, double abs_pv, double out, double pv2)
 {
-    return visible ? var + XF_VAR_U2 * ((2.0 * n + 2.0) * abs_pv * abs_pv + (n + 2.0) * out * out) : 0.0;
+    return visible ? var + XF_VAR_U2 * ((2.0 * n + 2.0) * abs_pv * abs_pv + (n + 2.0) * out * out) +
+                         XF_VAR_BF16 * pv2
+                   : 0.0;
 }
 
 #endif

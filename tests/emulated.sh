@@ -1,7 +1,8 @@
 #!/bin/sh
 # The emulated checks bite: the emulated avx512bf16 linear with a pair of k
-# dropped must FAIL on the GEMM path and on the few-row path, where the
-# emulated linear itself passes the very same case; and the emulated program
+# dropped must FAIL on the GEMM path and on the few-row path, and its
+# attention with a pair of dk dropped on a masked causal case, where the
+# emulated kernels themselves pass the very same cases; and the emulated program
 # refuses to time anything. Exit 77 where the emulated families cannot run
 # (no AVX2, or XFBENCH_MAX_ISA below it).
 # Usage: emulated.sh path/to/xfbench-emulated
@@ -25,6 +26,13 @@ for shape in "--seq 9 --n 70 --k 64" "--seq 2 --n 70 --k 64"; do
     fi
 done
 
+args="--stage attention --batch 2 --heads 3 --dk 24 --seq 17 --pad some --causal 1 --dtype bf16"
+expect_fail "mutant-emu-bf16-attention-dropped-pair.*error" --variant mutant-emu-bf16-attention-dropped-pair $args
+if ! out=$("$bin" check --variant avx512bf16-emu $args 2>&1) || ! printf '%s\n' "$out" | grep -q "^PASS"; then
+    echo "CONTROL FAILED: avx512bf16-emu does not pass: xfbench-emulated check $args"
+    failures=$((failures + 1))
+fi
+
 for cmd in bench forward peak; do
     "$bin" $cmd --stage linear --variant avx512-emu >/dev/null 2>&1; rc=$?
     if [ $rc -ne 2 ]; then
@@ -33,5 +41,5 @@ for cmd in bench forward peak; do
     fi
 done
 
-[ $failures -eq 0 ] && echo "emulated: the mutant caught on both paths; nothing timed"
+[ $failures -eq 0 ] && echo "emulated: the mutants caught (linear on both paths, attention); nothing timed"
 [ $failures -eq 0 ]

@@ -38,10 +38,12 @@ pair mutant-embed-unscaled "error" --stage embed --batch 2 --heads 2 --dk 8 --se
 pair mutant-lm-head-scaled "error" --stage lm_head --batch 2 --heads 2 --dk 8 --seq 9 --vocab 37
 pair mutant-bf16-truncated "error" --stage linear --batch 1 --seq 9 --n 33 --k 64 --dtype bf16
 pair mutant-bf16-accumulator "error" --stage linear --batch 1 --seq 3 --n 5 --k 2048 --dtype bf16
-# Where AVX512_BF16 runs: a pair of k dropped from avx512bf16's panels.
+# Where AVX512_BF16 runs: a pair of k dropped from avx512bf16's panels, a
+# pair of dk from its attention's packed keys.
 if "$bin" list | grep -q "^linear *mutant-bf16-dropped-pair *ok"; then
     pair mutant-bf16-dropped-pair "error" --stage linear --batch 1 --seq 9 --n 70 --k 64 --dtype bf16
     pair mutant-bf16-dropped-pair "error" --stage linear --batch 1 --seq 2 --n 70 --k 64 --dtype bf16
+    pair mutant-bf16-attention-dropped-pair "error" $att --pad some --causal 1 --dtype bf16
 fi
 
 # Compound stages built on a broken primitive fail their end-to-end check:

@@ -29,13 +29,13 @@ static const double TOL = 1e-12;
 // One case: its reference by the plain loops, then the fast way; prints
 // each output beyond TOL and returns how many; *worst_val and *worst_bound
 // grow to the largest relative differences seen. -1: out of memory.
-static int agree_case(const xf_case *c, double *worst_val, double *worst_bound)
+static int agree_case(const xf_case *c, int p_bf16, double *worst_val, double *worst_bound)
 {
     xf_instance in;
     if (xf_instance_build(&in, c)) return -1;
     // A math_ulp of 4: the bounds' exp term present, as a SIMD variant's.
     xf_ref_set_plain(1);
-    xf_instance_reference(&in, 4.0);
+    xf_instance_reference(&in, 4.0, p_bf16);
     double *ref[MAX_OUT], *bound[MAX_OUT];
     for (int k = 0; k < in.nout; k++) {
         const size_t bytes = in.out[k].count * sizeof(double);
@@ -44,7 +44,7 @@ static int agree_case(const xf_case *c, double *worst_val, double *worst_bound)
     }
     xf_ref_set_plain(0);
     in.bound_ulp = -1.0; // computed again, the fast way
-    xf_instance_reference(&in, 4.0);
+    xf_instance_reference(&in, 4.0, p_bf16);
     int failed = 0;
     for (int k = 0; k < in.nout; k++) {
         double scale = 0.0, dv = 0.0, db = 0.0;
@@ -57,8 +57,8 @@ static int agree_case(const xf_case *c, double *worst_val, double *worst_bound)
         if (!(dv <= TOL && db <= TOL)) {
             char desc[256];
             xf_case_describe(c, desc, sizeof desc);
-            printf("DISAGREE %s %s output %s: value %.3g, bound %.3g (relative)\n", xf_stage_name(c->stage), desc,
-                   in.out_name[k], dv, db);
+            printf("DISAGREE %s %s%s output %s: value %.3g, bound %.3g (relative)\n", xf_stage_name(c->stage), desc,
+                   p_bf16 ? " (P in bf16)" : "", in.out_name[k], dv, db);
             failed++;
         }
         free(ref[k]), free(bound[k]);
@@ -86,8 +86,10 @@ int main(int argc, char **argv)
         xf_case one = xf_case_of_stage(&o.shape, (xf_stage)s), *cases;
         const int n = xf_grid_cases(argv[1], (xf_stage)s, &one, &cases);
         double worst_val = 0.0, worst_bound = 0.0;
-        for (int c = 0; c < n; c++, total++) {
-            const int f = agree_case(&cases[c], &worst_val, &worst_bound);
+        // Attention's bound also as for a kernel that rounds P to bf16.
+        const int p_modes = s == XF_ATTENTION ? 2 : 1;
+        for (int c = 0; c < n * p_modes; c++, total++) {
+            const int f = agree_case(&cases[c % n], c / n, &worst_val, &worst_bound);
             if (f < 0) {
                 fprintf(stderr, "ref-agree: out of memory building a %s case\n", xf_stage_name((xf_stage)s));
                 return 2;
@@ -95,7 +97,7 @@ int main(int argc, char **argv)
             failed += f;
         }
         printf("%-14s %4d case(s): fast vs plain reference, largest relative difference: value %.3g, bound %.3g\n",
-               xf_stage_name((xf_stage)s), n, worst_val, worst_bound);
+               xf_stage_name((xf_stage)s), n * p_modes, worst_val, worst_bound);
         free(cases);
     }
     printf("ref-agree: %d case(s), %d output(s) beyond %g\n", total, failed, TOL);

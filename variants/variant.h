@@ -23,6 +23,10 @@ typedef struct xf_variant {
     // Largest error, in ulps, of the transcendental functions it uses
     // (exp, sin, cos, pow, sqrt/rsqrt); fed into the check's bound.
     double math_ulp;
+    // 1: an attention that rounds its probabilities to bf16 before P V
+    // (vdpbf16ps takes bf16 operands); the check's bound then carries that
+    // rounding (kernels/attention_ref.c). 0: P stays in fp32.
+    int p_bf16;
     // NULL if it can run on this CPU and build, else why not.
     const char *(*unavailable)(void);
     // Optional: reorder weights, JIT, allocate; outside the timed region.

@@ -55,9 +55,12 @@ static int build(xf_instance *in, xf_rng *r)
     return 0;
 }
 
+// The variant checked says whether it rounds P to bf16 (bound_p_bf16).
 static void reference(xf_instance *in, double ulp)
 {
-    xf_ref_attention(&in->args.attention, ulp, in->ref[0], in->bound[0]);
+    xf_attention_args a = in->args.attention;
+    a.p_bf16 = in->bound_p_bf16;
+    xf_ref_attention(&a, ulp, in->ref[0], in->bound[0]);
 }
 
 // Q, K, V in fp32 and widened to fp64 by the reference.

@@ -35,6 +35,7 @@ typedef struct xf_ops {
     const xf_variant *(*pick)(void *user, xf_stage stage, const void *args);
     void *pick_user;
     double pick_math_ulp;
+    int pick_p_bf16; // 1 if pick may return a variant whose p_bf16 is 1
 } xf_ops;
 
 typedef struct {
@@ -72,5 +73,7 @@ void xf_compose_release(xf_exec *ex);
 
 // Largest math_ulp among the chosen primitives (for the check's bound).
 double xf_ops_math_ulp(const xf_ops *ops);
+// 1 if any primitive composed (or pick) rounds attention's P to bf16.
+int xf_ops_p_bf16(const xf_ops *ops);
 
 #endif

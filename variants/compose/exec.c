@@ -128,6 +128,14 @@ void xf_compose_release(xf_exec *ex)
     memset(ex, 0, sizeof *ex);
 }
 
+int xf_ops_p_bf16(const xf_ops *ops)
+{
+    int any = ops->pick && ops->pick_p_bf16;
+    for (int s = 0; s < XF_FIRST_COMPOUND; s++)
+        if (ops->op[s] && ops->op[s]->p_bf16) any = 1;
+    return any;
+}
+
 double xf_ops_math_ulp(const xf_ops *ops)
 {
     double m = ops->pick ? ops->pick_math_ulp : 0.0;

@@ -10,6 +10,7 @@
 #include "../naive/naive.h"
 #ifdef XF_HAVE_AVX512BF16
 #include "../avx512bf16/family.h"
+#include "../simd/kernel_table.h"
 #endif
 
 // Attention without the 1/sqrt(dk) scale: feeding Q * sqrt(dk) to the
@@ -182,6 +183,12 @@ static const xf_variant variants[] = {
      .summary = "avx512bf16 linear, pair 1 of k left out of the packed panels",
      .unavailable = XF_DOT_FN(unavailable), .prepare = XF_DOT_FN(linear_prepare_dropped_pair),
      .run = XF_DOT_FN(linear_run), .release = XF_DOT_FN(linear_release)},
+    // Its attention with the second pair of dk dropped from the packed K:
+    // every score misses two of its dk products.
+    {.stage = XF_ATTENTION, .family = "mutant", .name = "mutant-bf16-attention-dropped-pair", .dtype = XF_BF16,
+     .summary = "avx512bf16 attention, pair 1 of dk left out of the packed keys", .math_ulp = XF_SIMD_EXP_ULP,
+     .p_bf16 = 1, .unavailable = XF_DOT_FN(unavailable), .prepare = XF_DOT_FN(attention_prepare_dropped_pair),
+     .run = XF_DOT_FN(attention_run), .release = XF_DOT_FN(attention_release)},
 #endif
     XF_VARIANTS_END,
 };
