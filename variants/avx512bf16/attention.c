@@ -186,6 +186,15 @@ static void pv1(const attention_ctx *c, const xf_bf16 *const p[BR], int kp, int 
 #undef STORE
 }
 
+// 16 exps rounded to bf16 by vcvtneps2bf16 (one instruction where vec.h's
+// rounding takes six): it reads a denormal as zero, which vdpbf16ps would
+// do with the bf16 value anyway, and rounds every other value as vec.h does.
+static inline void store_p(xf_bf16 *p, __m512 e)
+{
+    const __m256bh b = _mm512_cvtneps_pbh(e);
+    memcpy(p, &b, sizeof b);
+}
+
 // The softmax of query row i over its first n raw scores s, in two passes
 // (the avx512 softmax's arithmetic, simd/softmax.c): scaled and masked in
 // place while finding the max m, then p_j = bf16(exp(t_j - m)) unnormalised
@@ -205,7 +214,7 @@ static float softmax_row_bf16(int n, float *s, float scale, const uint8_t *pad, 
         xv sum = xv_zero();
         for (; j + XV_W <= n_vis; j += XV_W) {
             const xv e = xv_exp(xv_sub(xv_load(s + j), m));
-            xv_store_bf16(p + j, e);
+            store_p(p + j, e);
             sum = xv_add(sum, e);
         }
         if (j < n_vis) {

@@ -8,7 +8,7 @@
 // emulated families are never timed (tests/emulated_main.c runs check and
 // list only; harness/best.c never races them).
 //
-// SIMDe 0.7.4 lacks the intrinsics below; without them a call would reach
+// SIMDe 0.7.4 lacks the 9 intrinsics below; without them a call would reach
 // gcc's own AVX-512 inline and fail to compile ("target specific option
 // mismatch"), never silently run native code. Each is written lane by
 // lane to the Intel manual's definition: the masked loads and stores touch
@@ -107,5 +107,25 @@ static inline simde__mmask16 xf_emu_test_epi8_mask(simde__m128i a, simde__m128i 
     return k;
 }
 #define _mm_test_epi8_mask(a, b) xf_emu_test_epi8_mask(a, b)
+
+// vcvtneps2bf16: each lane rounded to nearest even, a denormal input read
+// as zero (its sign kept), a NaN made quiet; no output is denormal.
+static inline simde__m256bh xf_emu_cvtneps_pbh(simde__m512 v)
+{
+    float x[16];
+    uint16_t y[16];
+    simde_mm512_storeu_ps(x, v);
+    for (int i = 0; i < 16; i++) {
+        uint32_t b;
+        memcpy(&b, &x[i], sizeof b);
+        if ((b & 0x7F800000u) == 0) b &= 0x80000000u;
+        if ((b & 0x7FFFFFFFu) > 0x7F800000u) y[i] = (uint16_t)(b >> 16 | 0x0040u);
+        else y[i] = (uint16_t)((b + 0x7FFFu + (b >> 16 & 1u)) >> 16);
+    }
+    simde__m256bh r;
+    memcpy(&r, y, sizeof r);
+    return r;
+}
+#define _mm512_cvtneps_pbh(v) xf_emu_cvtneps_pbh(v)
 
 #endif
