@@ -9,8 +9,9 @@
 // cancels to near 0 has no relative accuracy in either order), a bound
 // (positive sums, no cancellation) against itself.
 // --portable: the GEMM's portable C tile instead of the AVX2+FMA one (what
-// a CPU without them runs).
-// Usage: ref-agree quick|full [--portable] [STAGE...]
+// a CPU without them runs). --bf16: the cases in bf16 (the error model's
+// stored roundings and P rounded to bf16 in the compositions).
+// Usage: ref-agree quick|full [--portable] [--bf16] [STAGE...]
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,14 +71,16 @@ static int agree_case(const xf_case *c, int p_bf16, double *worst_val, double *w
 int main(int argc, char **argv)
 {
     if (argc < 2 || (strcmp(argv[1], "quick") && strcmp(argv[1], "full"))) {
-        fprintf(stderr, "usage: ref-agree quick|full [--portable] [STAGE...]\n");
+        fprintf(stderr, "usage: ref-agree quick|full [--portable] [--bf16] [STAGE...]\n");
         return 2;
     }
     int first_stage = 2;
-    if (argc > 2 && !strcmp(argv[2], "--portable")) xf_ref_set_portable(1), first_stage = 3;
-    char *fake[] = {"xfbench", "check"};
+    if (argc > first_stage && !strcmp(argv[first_stage], "--portable")) xf_ref_set_portable(1), first_stage++;
+    const int bf16 = argc > first_stage && !strcmp(argv[first_stage], "--bf16");
+    first_stage += bf16;
+    char *fake[] = {"xfbench", "check", "--dtype", "bf16"};
     xf_options o;
-    xf_options_parse(2, fake, &o);
+    xf_options_parse(bf16 ? 4 : 2, fake, &o);
     int failed = 0, total = 0;
     for (int s = 0; s < XF_NSTAGES; s++) {
         int wanted = argc == first_stage;
