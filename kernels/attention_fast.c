@@ -70,24 +70,27 @@ static void row(const xf_attention_args *a, const block *bl, int r, int i, int n
     bl->wsum[r] = wsum;
 }
 
+// Every array of the block cut from one allocation, so that one free
+// releases them all (a list of frees once missed an array added later).
 static block block_new(int rows, int n, int dk)
 {
     block bl;
     const size_t big = (size_t)rows * (n > 0 ? n : 1), small = (size_t)rows * dk;
     double **bigs[] = {&bl.t, &bl.a, &bl.sv, &bl.sv2, &bl.p, &bl.pe, &bl.w, &bl.p2};
-    double **smalls[] = {&bl.o, &bl.abs, &bl.err, &bl.wv2, &bl.wv, &bl.pvv, &bl.pv2};
-    for (size_t i = 0; i < sizeof bigs / sizeof *bigs; i++) *bigs[i] = calloc(big, sizeof(double));
-    for (size_t i = 0; i < sizeof smalls / sizeof *smalls; i++) *smalls[i] = calloc(small, sizeof(double));
-    bl.worst = calloc((size_t)rows, sizeof(double)), bl.wsum = calloc((size_t)rows, sizeof(double));
+    double **smalls[] = {&bl.o, &bl.abs, &bl.err, &bl.wv2, &bl.wv, &bl.pvv, &bl.pv2, &bl.worst, &bl.wsum};
+    const size_t nbig = sizeof bigs / sizeof *bigs, nsmall = sizeof smalls / sizeof *smalls;
+    // worst and wsum (one double a row) are cut as rows x dk: a little
+    // spare, one layout.
+    double *all = calloc(nbig * big + nsmall * small, sizeof(double));
+    for (size_t i = 0; i < nbig; i++) *bigs[i] = all + i * big;
+    for (size_t i = 0; i < nsmall; i++) *smalls[i] = all + nbig * big + i * small;
     bl.visible = calloc((size_t)rows, sizeof(int));
     return bl;
 }
 
 static void block_free(block *bl)
 {
-    double *all[] = {bl->t, bl->a, bl->sv, bl->sv2, bl->p, bl->pe, bl->w, bl->p2,
-                     bl->o, bl->abs, bl->err, bl->wv2, bl->wv, bl->pvv, bl->worst, bl->wsum};
-    for (size_t i = 0; i < sizeof all / sizeof *all; i++) free(all[i]);
+    free(bl->t); // the start of the one allocation (block_new)
     free(bl->visible);
 }
 
