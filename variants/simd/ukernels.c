@@ -11,8 +11,23 @@
 
 _Static_assert(XF_GEMM_MR == 6, "the ragged-panel kernels below list rows 1..5");
 
+// Every kernel, every step: B's row 12 steps ahead (one prefetch a 64-byte
+// line). B streams from L2 at NR floats a step (the GEMM's B block, the
+// fused attention's K and V tiles), and on a Xeon (Sapphire Rapids class,
+// KVM, 1 thread) the hardware prefetchers left the micro-kernel waiting on
+// it. Fraction of the FMA loop, in-process: the avx512 GEMM at QKV / FFN1 /
+// FFN2 0.67-0.69 -> 0.72-0.74 (distances 4 to 24 within noise of each
+// other); the micro-kernel alone over a 1 MiB block of B panels 0.79-0.85
+// -> 0.86-0.87. avx512-flash at seq 512 / 1024 / 2048, alternating
+// processes: 5.03-5.10 / 19.8-20.0 / 80.8-82.5 ms -> 4.71-4.77 / 18.7-19.0
+// / 75.1-77.2. On Zen 4 a prefetch of B in the GEMM measured nothing
+// either way.
+#define XF_UK_B_AHEAD 12
+#define XF_UK_PREFETCH_B                                                                     \
+    for (int j = 0; j < XF_GEMM_NR; j += 64 / (int)sizeof(float))                            \
+        _mm_prefetch((const char *)(b + XF_UK_B_AHEAD * XF_GEMM_NR + j), _MM_HINT_T0);
 #define XF_UK_LDA_ARG
-#define XF_UK_PREFETCH(k)
+#define XF_UK_PREFETCH(k) XF_UK_PREFETCH_B
 #define XF_UK_NAME XF_FN(gemm_ukernel_rows)
 #define XF_UK_A(i) a[(i) * XF_UK_ROWS_LDA]
 #define XF_UK_A_STEP 1
@@ -27,18 +42,9 @@ _Static_assert(XF_GEMM_MR == 6, "the ragged-panel kernels below list rows 1..5")
 // L1 instead of waiting on the L3 for each line. Zen 4, QKV (512 x 1536 x
 // 512), 1 thread, in-process interleaved, fraction of the FMA loop: 0.905
 // -> 0.938 (C stored to an L1 scratch instead, the bound of this: 0.959).
-// Every step, B's row 12 steps ahead (one prefetch a 64-byte line): the B
-// panel streams from L2 at NR floats a step, and the hardware prefetchers
-// left the micro-kernel waiting on it. Xeon (Sapphire Rapids class, KVM),
-// avx512, 1 thread, in-process, fraction of the FMA loop: the GEMM at QKV
-// / FFN1 / FFN2 0.67-0.69 -> 0.72-0.74 (distances 4 to 24 within noise of
-// each other); the micro-kernel alone over a 1 MiB block of B panels 0.79-0.85
-// -> 0.86-0.87. On Zen 4 a prefetch of B measured nothing either way.
-#define XF_UK_B_AHEAD 12
 #undef XF_UK_PREFETCH
 #define XF_UK_PREFETCH(k)                                                                    \
-    for (int j = 0; j < XF_GEMM_NR; j += 64 / (int)sizeof(float))                            \
-        _mm_prefetch((const char *)(b + XF_UK_B_AHEAD * XF_GEMM_NR + j), _MM_HINT_T0);       \
+    XF_UK_PREFETCH_B                                                                         \
     if (((k) & 15) == 0) {                                                                   \
         for (int r = 0; r < XF_GEMM_MR; r++) _mm_prefetch((const char *)(pf + r * lda + (k)), _MM_HINT_T0); \
         if ((k) == ((kc - 64) & ~15))                                                        \
@@ -85,6 +91,8 @@ _Static_assert(XF_GEMM_MR == 6, "the ragged-panel kernels below list rows 1..5")
 #undef XF_UK_NAME
 #undef XF_UK_ROWS
 
+#undef XF_UK_PREFETCH
+#define XF_UK_PREFETCH(k) XF_UK_PREFETCH_B
 #define XF_UK_PANELS
 #define XF_UK_NAME XF_FN(gemm_ukernel_panels)
 #include "ukernel_body.h"
