@@ -30,47 +30,56 @@
 static const char *prog = "xfbench";
 static xf_peak peak; // the denominators of pct_peak (flops_1 == 0: unknown)
 
-// Whether the primitive variant `name` of stage s in dtype d computes with
-// the bf16 dot product here (its family says so).
-static int computes_with_dot(xf_stage s, const char *name, xf_dtype d)
+// How the primitive variant `name` of stage s in dtype d computes bf16
+// here (its family says so).
+static xf_bf16_arith arith_of(xf_stage s, const char *name, xf_dtype d)
 {
     const xf_variant *v = xf_registry_find_dtype(s, name, d);
     const xf_family *f = v ? xf_registry_find_family(v->family) : NULL;
-    return f && f->bf16_dot && f->bf16_dot();
+    return f && f->bf16_arith ? f->bf16_arith() : XF_ARITH_FMA;
 }
 
-// Whether any kernel a bf16 row ran computes with the bf16 dot product: a
-// primitive's own, or any a composition called (stage_variants are
-// '+'-joined where best mixed them).
-static int ran_dot(const xf_runner *r, xf_stage s, xf_dtype d)
+// The highest arithmetic any kernel of a bf16 row ran (AMX over vdpbf16ps
+// over FMA): a primitive's own, or any a composition called
+// (stage_variants are '+'-joined where best mixed them).
+static xf_bf16_arith ran_arith(const xf_runner *r, xf_stage s, xf_dtype d)
 {
-    if (d != XF_BF16) return 0;
-    if (r->v) return computes_with_dot(s, r->v->name, d);
+    if (d != XF_BF16) return XF_ARITH_FMA;
+    if (r->v) return arith_of(s, r->v->name, d);
+    xf_bf16_arith top = XF_ARITH_FMA;
     for (int p = 0; p < XF_FIRST_COMPOUND; p++) {
         char name[96];
         for (const char *q = r->ex.stage_variants[p]; *q;) {
             size_t n = strcspn(q, "+");
             snprintf(name, sizeof name, "%.*s", (int)n, q);
-            if (computes_with_dot((xf_stage)p, name, d)) return 1;
+            const xf_bf16_arith a = arith_of((xf_stage)p, name, d);
+            if (a > top) top = a;
             q += n + (q[n] == '+');
         }
     }
-    return 0;
+    return top;
 }
 
-// Whether a row's compute roof is the bf16 dot product's: a bf16 row whose
-// kernels compute with it (vdpbf16ps; oneDNN from avx512_core_bf16 on),
-// where that roof was measured. A composition that mixes it with FMA is
-// held against the higher of the two roofs, never a flattering one (the
-// clock scales both alike). A bf16 row that widens to fp32 and uses FMA
-// (avx2bf16, avx512bf16w) is held against the FMA roof: on a Xeon whose
-// vdpbf16ps runs at half the FMA rate, the dot product's roof would put
-// it near 200%; on Zen 4, where it runs at twice, near 50%.
-static int held_against_dot(const xf_instance *in, int ran_dot, int threads)
+// Whose compute roof a row is held against. A bf16 row that ran on AMX
+// (oneDNN from avx512_core_amx), even in part: AMX's, the highest compute
+// roof a CPU has (a oneDNN bf16 GEMM on AMX read 700-1050% of the
+// vdpbf16ps roof on a Xeon); unknown (no %peak) where it was not
+// measured. A bf16 row whose kernels compute with the bf16 dot product
+// (vdpbf16ps; oneDNN at avx512_core_bf16): the dot product's, where it was
+// measured; a composition that mixes it with FMA is held against the
+// higher of the two roofs, never a flattering one (the clock scales both
+// alike). A bf16 row that widens to fp32 and uses FMA (avx2bf16,
+// avx512bf16w) is held against the FMA roof: on a Xeon whose vdpbf16ps
+// runs at half the FMA rate, the dot product's roof would put it near
+// 200%; on Zen 4, where it runs at twice, near 50%.
+static xf_bf16_arith roof_arith(const xf_instance *in, xf_bf16_arith ran, int threads)
 {
-    if (!ran_dot || peak.bf16_1 <= 0) return 0;
+    if (ran == XF_ARITH_AMX) return XF_ARITH_AMX;
+    if (ran != XF_ARITH_DOT || peak.bf16_1 <= 0) return XF_ARITH_FMA;
     return in->c.stage < XF_FIRST_COMPOUND ||
-           xf_peak_flops_of(&peak, XF_BF16, threads) >= xf_peak_flops_of(&peak, XF_F32, threads);
+                   xf_peak_flops_of(&peak, XF_BF16, threads) >= xf_peak_flops_of(&peak, XF_F32, threads)
+               ? XF_ARITH_DOT
+               : XF_ARITH_FMA;
 }
 
 // Which roof a row is held against. Streaming stages (the descriptor's
@@ -81,7 +90,7 @@ static int held_against_dot(const xf_instance *in, int ran_dot, int threads)
 // and a dense rate over the FMA peak would claim more than the machine can
 // do). A GEMM at Transformer shapes is under the FMA roof; the same GEMM
 // on a few rows (lm_head for one token, decoding) is under a bandwidth one.
-static xf_row_rates rates_of(const xf_instance *in, const xf_timing *t, int threads, int ran_dot)
+static xf_row_rates rates_of(const xf_instance *in, const xf_timing *t, int threads, xf_bf16_arith ran)
 {
     xf_row_rates r = {.roof = XF_ROOF_FMA, .pct_peak = -1.0, .useful_pct_peak = -1.0};
     if (peak.flops_1 <= 0) return r;
@@ -91,8 +100,11 @@ static xf_row_rates rates_of(const xf_instance *in, const xf_timing *t, int thre
     const xf_contention *st = &t->state;
     const double ghz =
         st->clock_before_ghz > 0 && st->clock_after_ghz > 0 ? fmax(st->clock_before_ghz, st->clock_after_ghz) : 0.0;
-    r.dot = held_against_dot(in, ran_dot, threads);
-    const double flops = xf_peak_flops_at(&peak, r.dot ? XF_BF16 : XF_F32, threads, ghz);
+    r.arith = roof_arith(in, ran, threads);
+    const double flops = r.arith == XF_ARITH_AMX ? xf_peak_amx_at(&peak, threads, ghz)
+                                                 : xf_peak_flops_at(&peak, r.arith == XF_ARITH_DOT ? XF_BF16 : XF_F32,
+                                                                    threads, ghz);
+    if (flops <= 0) return r; // AMX ran and its roof is unknown here
     r.useful_pct_peak = 100.0 * in->useful_flops / t->median_ns / flops;
     const xf_stage_desc *desc = xf_stage_desc_of(in->c.stage);
     const xf_roof level = xf_peak_level(&peak, in->bytes, threads);
@@ -474,7 +486,7 @@ static void time_entry(entry *e, xf_instance *in, const xf_check_result *r, cons
     if (timed_mode) timed_mode(in, 1);
     xf_time(&e->r, in, &to, tm);
     if (timed_mode) timed_mode(in, 0);
-    xf_row_rates rates = rates_of(in, tm, o->threads, ran_dot(&e->r, s, in->c.dtype));
+    xf_row_rates rates = rates_of(in, tm, o->threads, ran_arith(&e->r, s, in->c.dtype));
     rates.composition = comp;
     printf("%-13s %-24s %-44s %10.4f %10.4f %6.1f %8.2f %8.2f %8.2f %6.1f%% %-8s %9.3f  ok (err/bound %.2g)%s%s\n",
            xf_stage_name(s), e->r.name, desc, tm->median_ns / 1e6, tm->min_ns / 1e6,
@@ -694,29 +706,36 @@ static void print_peers(const xf_machine *m)
 }
 
 // Per compute-bound stage, the bf16 variants that can run here by their
-// arithmetic, and those of the arithmetic the roofs favour (dot: the bf16
-// dot product's; level: either): what --variant best should end up
-// choosing among, and where this CPU has no kernel of the faster kind.
-static void print_bf16_arithmetic(int dot, int level)
+// arithmetic, and those of the arithmetic with the highest measured roof
+// (level: vdpbf16ps and FMA within 5%, either): what --variant best should
+// end up choosing among, and where this CPU has no kernel of that kind.
+static void print_bf16_arithmetic(int level)
 {
     static const xf_stage compute_bound[] = {XF_LINEAR, XF_LM_HEAD, XF_ATTENTION};
+    const double roof[3] = {peak.flops_1, peak.bf16_1, peak.amx_1}; // by xf_bf16_arith
     for (size_t i = 0; i < sizeof compute_bound / sizeof *compute_bound; i++) {
-        char with_dot[256] = "", with_fma[256] = "";
+        char list[3][256] = {"", "", ""};
         for (int f = 0; f < xf_registry_count(); f++) {
             const xf_family *fam = xf_registry_family(f);
             if (strcmp(fam->name, "naive") == 0) continue; // the baseline, never the pick
             for (const xf_variant *v = fam->variants; v->name; v++) {
                 if (v->stage != compute_bound[i] || v->dtype != XF_BF16 || xf_variant_unavailable(v)) continue;
-                char *list = fam->bf16_dot && fam->bf16_dot() ? with_dot : with_fma;
-                size_t len = strlen(list);
-                snprintf(list + len, 256 - len, "%s%s", len ? " " : "", v->name);
+                char *l = list[fam->bf16_arith ? fam->bf16_arith() : XF_ARITH_FMA];
+                size_t len = strlen(l);
+                snprintf(l + len, 256 - len, "%s%s", len ? " " : "", v->name);
             }
         }
-        const char *pick = dot ? with_dot : with_fma;
-        if (level) pick = *with_dot ? with_dot : with_fma;
-        printf("  bf16 %-10s vdpbf16ps: %-24s FMA on widened bf16: %-24s -> %s\n", xf_stage_name(compute_bound[i]),
-               *with_dot ? with_dot : "(none here)", *with_fma ? with_fma : "(none here)",
-               *pick ? pick : dot ? "none of the faster kind here: the FMA ones" : "none");
+        int top = -1;
+        for (int k = 0; k < 3; k++)
+            if (*list[k] && roof[k] > 0 && (top < 0 || roof[k] > roof[top])) top = k;
+        char pick[3 * 256] = "none";
+        if (top >= 0) snprintf(pick, sizeof pick, "%s", list[top]);
+        if (level && top >= 0 && top != XF_ARITH_AMX && *list[!top])
+            snprintf(pick, sizeof pick, "%s %s", list[XF_ARITH_DOT], list[XF_ARITH_FMA]);
+        printf("  bf16 %-10s vdpbf16ps: %-20s AMX: %-8s FMA on widened bf16: %-24s -> %s\n",
+               xf_stage_name(compute_bound[i]), *list[XF_ARITH_DOT] ? list[XF_ARITH_DOT] : "(none here)",
+               *list[XF_ARITH_AMX] ? list[XF_ARITH_AMX] : "(none)", *list[XF_ARITH_FMA] ? list[XF_ARITH_FMA] : "(none here)",
+               pick);
     }
 }
 
@@ -752,7 +771,11 @@ static int cmd_peak(const xf_machine *m)
                " bytes either way)\n",
                ratio, dot ? "compute with vdpbf16ps" : level ? "do either (the roofs are level)"
                                                            : "widen to fp32 and use FMA");
-        print_bf16_arithmetic(dot, level);
+        if (peak.amx_1 > 0)
+            printf("bf16 on AMX here: %.1f GFLOP/s on 1 thread (%.1fx the FMA roof), %.1f on %d; no xfbench kernel"
+                   " uses it, oneDNN does from avx512_core_amx (its rows are held against this roof)\n",
+                   peak.amx_1, peak.amx_1 / peak.flops_1, peak.amx_all, peak.procs);
+        print_bf16_arithmetic(level);
     }
     printf("peak: FMA %.1f GFLOP/s on 1 thread (%s), %.1f on %d; DRAM triad %.1f GB/s on 1, %.1f on %d; DRAM read"
            " %.1f GB/s on 1, %.1f on %d; cached in %s (each roof the highest measured on this machine; compute"
@@ -793,9 +816,11 @@ static int cmd_bench(const xf_options *o, const xf_machine *m, int breakdown)
            xf_peak_bw(&peak, XF_ROOF_DRAM, o->threads), xf_peak_read_bw(&peak, XF_ROOF_DRAM, o->threads));
     if (o->shape.dtype == XF_BF16)
         printf("# bf16 rows: compute roof the bf16 dot product's %.1f GFLOP/s (%s) for kernels that compute with"
-               " it, the FMA roof for those that widen to fp32; a composition mixing them the higher of the two\n",
+               " it, the FMA roof for those that widen to fp32; a composition mixing them the higher of the two;"
+               " AMX's %.1f GFLOP/s (0: not measured, no %%peak) for rows that ran on it\n",
                xf_peak_flops_of(&peak, XF_BF16, o->threads),
-               peak.bf16_family[0] ? peak.bf16_family : "none here: the fp32 FMA roof");
+               peak.bf16_family[0] ? peak.bf16_family : "none here: the fp32 FMA roof",
+               xf_peak_amx_at(&peak, o->threads, 0.0));
     printf("%-13s %-24s %-44s %10s %10s %6s %8s %8s %8s %7s %-8s %9s  %s\n", "stage", "variant", "shape",
            "median_ms", "min_ms", "sprd%", "GFLOP/s", "useful", "GB/s", "%peak", "roof", "prep_ms", "check");
     int any = 0;

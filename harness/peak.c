@@ -6,6 +6,7 @@
 #include <omp.h>
 #endif
 
+#include "../variants/isa/amx.h"
 #include "../variants/isa/caches.h"
 #include "../variants/isa/clock.h"
 #include "../variants/isa/isa.h"
@@ -238,6 +239,20 @@ static void measure_bf16(xf_peak *p, double seconds, FILE *log)
     }
 }
 
+// AMX's bf16 roof, where it runs here (variants/isa/amx.h).
+static void measure_amx(xf_peak *p, double seconds, FILE *log)
+{
+    const char *why = xf_amx_unavailable();
+    if (why) {
+        if (log) fprintf(log, "bf16 AMX       none here (%s)\n", why);
+        return;
+    }
+    p->amx_1 = rate_on(xf_amx_bf16_gflops, 1, seconds), p->amx_all = rate_on(xf_amx_bf16_gflops, p->procs, seconds);
+    if (log)
+        fprintf(log, "bf16 AMX  %14.1f GFLOP/s %10.1f GFLOP/s (%d threads; tdpbf16ps: the roof of rows a peer runs on AMX)\n",
+                p->amx_1, p->amx_all, p->procs);
+}
+
 // The triad and read-only bandwidths of every memory level, on 1 and all threads.
 static void measure_bandwidths(xf_peak *p, triad_fn triad, read_fn read, double seconds)
 {
@@ -321,6 +336,7 @@ int xf_peak_measure(xf_peak *p, double seconds, FILE *log)
     measure_fma(p, seconds, log, &triad, &read);
     if (!triad || !read) return -1;
     measure_bf16(p, seconds, log);
+    measure_amx(p, seconds, log);
     measure_bandwidths(p, triad, read, seconds);
     print_bandwidths(p, log);
     return p->flops_1 > 0 && p->bw_1[XF_ROOF_DRAM] > 0 ? 0 : -1;
@@ -368,7 +384,7 @@ static void key(const xf_machine *m, char *buf, size_t size)
 {
     const char *cap = getenv("XFBENCH_MAX_ISA");
     const xf_caches *c = xf_caches_get();
-    snprintf(buf, size, "v3|%s|%s|cap %s|%d|caches %zu %zu %zu", m->cpu, m->isa, cap && *cap ? cap : "none", procs(),
+    snprintf(buf, size, "v4|%s|%s|cap %s|%d|caches %zu %zu %zu", m->cpu, m->isa, cap && *cap ? cap : "none", procs(),
              c->l1d, c->l2, c->l3);
 }
 
@@ -390,6 +406,7 @@ int xf_peak_load(xf_peak *p, const xf_machine *m)
     if (!strcmp(p->bf16_family, "-")) p->bf16_family[0] = '\0';
     if (ok && fscanf(f, " busy %d", &p->busy) != 1) p->busy = 0; // a file from before the flag
     if (ok && fscanf(f, " ghz %lf", &p->ghz) != 1) p->ghz = 0;   // before the clock: unknown
+    ok = ok && fscanf(f, " amx %lf %lf", &p->amx_1, &p->amx_all) == 2;
     fclose(f);
     return ok && p->flops_1 > 0 ? 0 : -1;
 }
@@ -409,15 +426,17 @@ static void keep_compute_roofs(xf_peak *p, xf_peak *old)
     if (p->ghz > 0 && old->ghz > 0) {
         const double to_now = p->ghz / old->ghz;
         old->flops_1 *= to_now, old->flops_all *= to_now, old->bf16_1 *= to_now, old->bf16_all *= to_now;
+        old->amx_1 *= to_now, old->amx_all *= to_now;
     }
     else if (p->ghz > 0) return;
     else if (old->ghz > 0) {
         p->flops_1 = old->flops_1, p->flops_all = old->flops_all, p->ghz = old->ghz;
-        p->bf16_1 = old->bf16_1, p->bf16_all = old->bf16_all;
+        p->bf16_1 = old->bf16_1, p->bf16_all = old->bf16_all, p->amx_1 = old->amx_1, p->amx_all = old->amx_all;
         return;
     }
     keep_max(&p->flops_1, old->flops_1), keep_max(&p->flops_all, old->flops_all);
     keep_max(&p->bf16_1, old->bf16_1), keep_max(&p->bf16_all, old->bf16_all);
+    keep_max(&p->amx_1, old->amx_1), keep_max(&p->amx_all, old->amx_all);
 }
 
 void xf_peak_save(xf_peak *p, const xf_machine *m)
@@ -443,7 +462,7 @@ void xf_peak_save(xf_peak *p, const xf_machine *m)
         fprintf(f, "%.3f %.3f %.0f %.3f %.3f\n", p->bw_1[l], p->bw_all[l], p->ws[l], p->rd_1[l], p->rd_all[l]);
     fprintf(f, "%.0f %.0f %.0f\n", p->cache[0], p->cache[1], p->cache[2]);
     fprintf(f, "%.3f %.3f %s\n", p->bf16_1, p->bf16_all, p->bf16_family[0] ? p->bf16_family : "-");
-    fprintf(f, "busy %d\nghz %.3f\n", p->busy, p->ghz);
+    fprintf(f, "busy %d\nghz %.3f\namx %.3f %.3f\n", p->busy, p->ghz, p->amx_1, p->amx_all);
     fclose(f);
 }
 
@@ -463,6 +482,12 @@ double xf_peak_flops_of(const xf_peak *p, xf_dtype d, int threads)
 double xf_peak_flops_at(const xf_peak *p, xf_dtype d, int threads, double ghz)
 {
     const double flops = xf_peak_flops_of(p, d, threads);
+    return ghz > 0 && p->ghz > 0 ? flops * ghz / p->ghz : flops;
+}
+
+double xf_peak_amx_at(const xf_peak *p, int threads, double ghz)
+{
+    const double flops = scaled(p->amx_1, p->amx_all, p->procs, threads);
     return ghz > 0 && p->ghz > 0 ? flops * ghz / p->ghz : flops;
 }
 

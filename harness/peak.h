@@ -25,6 +25,7 @@ typedef struct {
     char flops_family[16];     // the family whose vectors gave flops_*
     double bf16_1, bf16_all;   // GFLOP/s of a bf16 dot product (vdpbf16ps), 0 where none runs
     char bf16_family[16];      // the family it was measured in, "" if none
+    double amx_1, amx_all;     // GFLOP/s of AMX's bf16 dot product (tdpbf16ps), 0 where none runs
     int busy;                  // measured while the machine was busy (contention.h): roofs may be low
     // The core clock (clock_probe.h) when the compute roofs were measured,
     // GHz; 0: unknown. A KVM host's clock moves between sessions (3.36 to
@@ -64,6 +65,8 @@ double xf_peak_flops_of(const xf_peak *p, xf_dtype d, int threads);
 // The same at a case's clock (ghz, as contention.h reads it around the
 // timed loop; 0: unknown, the roof as measured): scaled by ghz / p->ghz.
 double xf_peak_flops_at(const xf_peak *p, xf_dtype d, int threads, double ghz);
+// The AMX roof at a case's clock likewise; 0 where it was not measured.
+double xf_peak_amx_at(const xf_peak *p, int threads, double ghz);
 double xf_peak_bw(const xf_peak *p, xf_roof level, int threads);
 // The read-only roof: what bounds a stage whose traffic is reads (a decode
 // step streams weights and caches and writes a few rows). On the Zen 3 of

@@ -9,7 +9,8 @@
 const char *xf_rates_roof_name(const xf_row_rates *r)
 {
     static const char *const read[XF_NLEVELS] = {"L1-read", "L2-read", "L3-read", "DRAM-read"};
-    if (r->roof == XF_ROOF_FMA && r->dot) return "bf16-dot";
+    if (r->roof == XF_ROOF_FMA && r->arith == XF_ARITH_DOT) return "bf16-dot";
+    if (r->roof == XF_ROOF_FMA && r->arith == XF_ARITH_AMX) return "bf16-amx";
     return r->read && r->roof < XF_NLEVELS ? read[r->roof] : xf_roof_name(r->roof);
 }
 

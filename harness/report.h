@@ -13,13 +13,13 @@
 typedef struct {
     xf_roof roof;           // what pct_peak is against
     int read;               // a bandwidth roof: the read-only one (named "<level>-read")
-    int dot;                // the FMA roof: the bf16 dot product's instead (named "bf16-dot")
+    xf_bf16_arith arith;    // the compute roof: FMA's, the bf16 dot product's ("bf16-dot") or AMX's ("bf16-amx")
     double pct_peak;        // < 0: unknown
     double useful_pct_peak; // useful GFLOP/s over the FMA roof; < 0: unknown
     const char *composition; // what ran: "linear=avx512;attention=avx512-flash;..."
 } xf_row_rates;
 
-// The roof's name as rows print it: "FMA", "bf16-dot", "DRAM", "DRAM-read", ...
+// The roof's name as rows print it: "FMA", "bf16-dot", "bf16-amx", "DRAM", "DRAM-read", ...
 const char *xf_rates_roof_name(const xf_row_rates *r);
 
 // "b=3 h=8 dk=64 sq=17 sk=113 pad=some causal=1": the fields the stage uses.

@@ -51,16 +51,21 @@ rows_ok "$tmp/bf16.csv" bf16 ||
 
 # Each bf16 row against the roof of its arithmetic (docs/design.md,
 # Roofs): the widening kernels (naive, avx2bf16, avx512bf16w) against the FMA roof, the
-# vdpbf16ps ones against the dot product's, at a linear that is compute-
+# vdpbf16ps ones against the dot product's, oneDNN's by its ISA (AMX's roof
+# from avx512_core_amx), at a linear that is compute-
 # bound here (a row whose roof is a bandwidth says nothing of this).
 "$bin" bench --stage linear --dtype bf16 --batch 1 --heads 8 --dk 64 --seq 64 --min-time 0.01 --min-reps 3 \
     --csv "$tmp/bf16_roofs.csv" >"$tmp/out" || fail "bench of the bf16 linears exited $?"
 /usr/bin/python3 - "$tmp/bf16_roofs.csv" <<'PY' || fail "a bf16 row held against another arithmetic's roof"
 import csv, sys
 csv.field_size_limit(sys.maxsize)
-rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["roof"] in ("FMA", "bf16-dot")]
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["roof"] in ("FMA", "bf16-dot", "bf16-amx")]
 want = {"naive": "FMA", "avx2bf16": "FMA", "avx512bf16w": "FMA", "avx512bf16": "bf16-dot"}
-bad = [(r["variant"], r["roof"]) for r in rows if r["variant"] in want and r["roof"] != want[r["variant"]]]
+def wanted(r):  # oneDNN's by the ISA it ran (its dnnl_isa column)
+    if r["variant"] != "dnnl": return want.get(r["variant"])
+    isa = r.get("dnnl_isa", "")
+    return "bf16-amx" if isa.startswith("avx512_core_amx") else "bf16-dot" if isa.startswith("avx512_core_bf16") else "FMA"
+bad = [(r["variant"], r["roof"]) for r in rows if wanted(r) and r["roof"] != wanted(r)]
 print("bf16 rows and their roofs:", sorted((r["variant"], r["roof"]) for r in rows), "wrong:", bad)
 sys.exit(1 if bad or not rows else 0)
 PY

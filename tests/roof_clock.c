@@ -24,11 +24,11 @@ static void expect(const char *what, double got, double want)
 }
 
 // A cache entry with every roof the loader asks for: fp32 FMA `flops` on 1
-// thread (twice on all), bf16 twice that, measured at `ghz`.
+// thread (twice on all), bf16 twice that, AMX ten times, measured at `ghz`.
 static xf_peak planted(double flops, double ghz)
 {
     xf_peak p = {.procs = 2, .flops_1 = flops, .flops_all = 2 * flops, .bf16_1 = 2 * flops, .bf16_all = 4 * flops,
-                 .ghz = ghz};
+                 .amx_1 = 10 * flops, .amx_all = 20 * flops, .ghz = ghz};
     for (int l = 0; l < XF_NLEVELS; l++) p.bw_1[l] = p.bw_all[l] = p.rd_1[l] = p.rd_all[l] = p.ws[l] = 100.0;
     p.cache[0] = 32768, p.cache[1] = 1 << 20, p.cache[2] = 32 << 20;
     strcpy(p.flops_family, "avx512"), strcpy(p.bf16_family, "avx512bf16");
@@ -66,6 +66,7 @@ int main(void)
     xf_peak p = saved(&m, planted(100, 3.0), planted(120, 4.0));
     expect("an older roof at a lower clock, put at the new clock", p.flops_1, 100 * 4.0 / 3.0);
     expect("  its bf16 roof alike", p.bf16_1, 200 * 4.0 / 3.0);
+    expect("  its AMX roof alike", p.amx_1, 1000 * 4.0 / 3.0);
     expect("  kept at the new clock", p.ghz, 4.0);
     // 150 at 4 GHz is 112.5 at 3: 120 measured at 3 is kept.
     p = saved(&m, planted(150, 4.0), planted(120, 3.0));
@@ -96,6 +97,7 @@ int main(void)
     expect("a case at 2 GHz against a roof measured at 4", xf_peak_flops_at(&p, XF_F32, 1, 2.0), 50);
     expect("  a bf16 case", xf_peak_flops_at(&p, XF_BF16, 1, 2.0), 100);
     expect("  on 2 threads", xf_peak_flops_at(&p, XF_F32, 2, 2.0), 100);
+    expect("  an AMX case", xf_peak_amx_at(&p, 1, 2.0), 500);
     expect("a case at an unknown clock", xf_peak_flops_at(&p, XF_F32, 1, 0.0), 100);
     p.ghz = 0;
     expect("a roof at an unknown clock", xf_peak_flops_at(&p, XF_F32, 1, 2.0), 100);

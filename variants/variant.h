@@ -12,6 +12,12 @@
 #include "../kernels/rmsnorm.h"
 #include "../kernels/softmax.h"
 
+// How a bf16 kernel computes (xf_family.bf16_arith), in rising order of
+// the roofs seen so far (AMX's above vdpbf16ps' above FMA's, except on a
+// Xeon, where vdpbf16ps runs at half the FMA rate: the roofs are measured,
+// never assumed, harness/app.c).
+typedef enum { XF_ARITH_FMA, XF_ARITH_DOT, XF_ARITH_AMX } xf_bf16_arith;
+
 typedef struct xf_variant {
     xf_stage stage;
     const char *family;  // "naive", "avx2", ...; also the compound-stage selector
@@ -88,10 +94,11 @@ typedef struct {
     // (the library reads it when loaded: the process must restart). NULL
     // for the others.
     int (*raise_dispatch)(void);
-    // Families whose bf16 kernels compute with the bf16 dot product
-    // (vdpbf16ps) here: 1. NULL or 0: their bf16 kernels widen to fp32 and
-    // use FMA. Picks the compute roof of their bf16 rows (harness/app.c).
-    int (*bf16_dot)(void);
+    // The arithmetic of the family's bf16 kernels here: the bf16 dot
+    // product (vdpbf16ps), AMX's (tdpbf16ps: oneDNN from avx512_core_amx),
+    // or, NULL or XF_ARITH_FMA, widened to fp32 and FMA. Picks the compute
+    // roof of their bf16 rows (harness/app.c).
+    xf_bf16_arith (*bf16_arith)(void);
     // 1: compiled on an emulation of its instruction set (SIMDe:
     // variants/emulated; its cflags say how), listed as "emulated",
     // checked, never timed or raced; only the test program

@@ -28,7 +28,7 @@ MEMORY_BOUND = ("embed", "softmax", "add_layernorm")
 
 # The compute roofs a row can name: fp32 FMA, and the bf16 dot product
 # (bf16 rows whose kernels compute with vdpbf16ps).
-COMPUTE_ROOFS = ("FMA", "bf16-dot")
+COMPUTE_ROOFS = ("FMA", "bf16-dot", "bf16-amx")
 
 
 def bandwidth_bound(r):

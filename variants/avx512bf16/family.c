@@ -25,8 +25,8 @@ static const xf_variant variants[] = {
     XF_VARIANTS_END};
 
 // Every kernel of this family is the vdpbf16ps micro-kernel's.
-static int computes_with_dot(void) { return 1; }
+static xf_bf16_arith computes_with_dot(void) { return XF_ARITH_DOT; }
 
 const xf_family XF_DOT_VAR = {.name = XF_DOT_NAME, .cflags = XF_FAMILY_CFLAGS, .variants = variants,
                               .bf16_gflops = XF_DOT_FN(dot_gflops), .isa = XF_DOT_ISA,
-                              .bf16_dot = computes_with_dot, .emulated = XF_IS_EMULATED};
+                              .bf16_arith = computes_with_dot, .emulated = XF_IS_EMULATED};

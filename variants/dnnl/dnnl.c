@@ -467,14 +467,17 @@ static void runtime(char *buf, size_t size)
                  cap && *cap ? cap : "", cap && *cap ? (why ? " (xfbench's cap)" : " (from the environment)") : "");
 }
 
-// oneDNN's bf16 matmul uses the bf16 dot product at avx512_core_bf16 and
-// AMX; below, it converts to fp32 and uses FMA. Named, not compared: the
-// ISA values are bit sets (avx2_vnni, 0x407, is above avx512_core_bf16).
-static int bf16_dot(void)
+// oneDNN's bf16 matmul uses AMX's tiles at avx512_core_amx, the bf16 dot
+// product at avx512_core_bf16; below, it converts to fp32 and uses FMA.
+// Named, not compared: the ISA values are bit sets (avx2_vnni, 0x407, is
+// above avx512_core_bf16).
+static xf_bf16_arith bf16_arith(void)
 {
     const dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
-    return isa == dnnl_cpu_isa_avx512_core_bf16 || isa == dnnl_cpu_isa_avx512_core_amx;
+    return isa == dnnl_cpu_isa_avx512_core_amx    ? XF_ARITH_AMX
+           : isa == dnnl_cpu_isa_avx512_core_bf16 ? XF_ARITH_DOT
+                                                  : XF_ARITH_FMA;
 }
 
 const xf_family xf_family_dnnl = {.name = "dnnl", .cflags = XF_FAMILY_CFLAGS, .variants = variants,
-                                  .runtime_column = "dnnl_isa", .runtime = runtime, .bf16_dot = bf16_dot};
+                                  .runtime_column = "dnnl_isa", .runtime = runtime, .bf16_arith = bf16_arith};

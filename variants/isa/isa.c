@@ -67,12 +67,14 @@ const char *xf_peer_env_why(const char *var)
 
 // The peers' own dispatch caps for each level (oneDNN's ISA names, libxsmm's
 // targets, OpenBLAS's core types): NULL leaves the library to its own
-// detection. SSE4.1 is oneDNN's floor; OpenBLAS's Nehalem kernels use no
+// detection. avx512bf16 imitates a CPU with AVX512_BF16 and no AMX (Zen
+// 4): oneDNN stops at avx512_core_bf16 (variants/isa/amx.h: AMX runs only
+// uncapped). SSE4.1 is oneDNN's floor; OpenBLAS's Nehalem kernels use no
 // AVX; libxsmm's "generic" has no JIT (its dispatch returns NULL).
 static const struct {
     const char *var, *level[4]; // by xf_isa: scalar, avx2, avx512, avx512bf16
 } peer_caps[] = {
-    {"ONEDNN_MAX_CPU_ISA", {"SSE41", "AVX2", "AVX512_CORE_VNNI", NULL}},
+    {"ONEDNN_MAX_CPU_ISA", {"SSE41", "AVX2", "AVX512_CORE_VNNI", "AVX512_CORE_BF16"}},
     {"LIBXSMM_TARGET", {"generic", "hsw", "clx", NULL}},
     {"OPENBLAS_CORETYPE", {"Nehalem", "Haswell", NULL, NULL}},
 };
