@@ -82,8 +82,9 @@ static const struct {
 int xf_isa_cap_peers(void)
 {
     const int cap = env_cap();
+    const char *asked = getenv("XFBENCH_MAX_ISA");
     int set = 0;
-    if (cap < 0) return 0;
+    if (cap < 0 || !asked || !*asked) return 0; // uncapped: each peer its widest (AMX too)
     for (size_t i = 0; i < sizeof peer_caps / sizeof peer_caps[0]; i++) {
         const char *want = peer_caps[i].level[cap], *have = getenv(peer_caps[i].var);
         if (!want || (have && *have)) continue;
