@@ -461,7 +461,10 @@ static void runtime(char *buf, size_t size)
         if (isas[i].isa == have) name = isas[i].name, level = isas[i].level;
     const char *cap = getenv("ONEDNN_MAX_CPU_ISA"), *why = xf_peer_env_why("ONEDNN_MAX_CPU_ISA");
     int n = snprintf(buf, size, "%s", name);
-    if (level < xf_isa_level() && n >= 0 && (size_t)n < size)
+    // At the CPU's level but capped by xfbench (avx512bf16: no AMX): said too.
+    if (level >= xf_isa_level() && why && n >= 0 && (size_t)n < size)
+        snprintf(buf + n, size - n, "; ONEDNN_MAX_CPU_ISA=%s (xfbench's cap)", cap);
+    else if (level < xf_isa_level() && n >= 0 && (size_t)n < size)
         snprintf(buf + n, size - n, "; below this CPU's %s: %s%s%s", xf_isa_name(xf_isa_level()),
                  cap && *cap ? "ONEDNN_MAX_CPU_ISA=" : "oneDNN 2.6 dispatches no wider ISA here",
                  cap && *cap ? cap : "", cap && *cap ? (why ? " (xfbench's cap)" : " (from the environment)") : "");
