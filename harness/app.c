@@ -730,7 +730,7 @@ static void print_bf16_arithmetic(int level)
             if (*list[k] && roof[k] > 0 && (top < 0 || roof[k] > roof[top])) top = k;
         char pick[3 * 256] = "none";
         if (top >= 0) snprintf(pick, sizeof pick, "%s", list[top]);
-        if (level && top >= 0 && top != XF_ARITH_AMX && *list[!top])
+        if (level && top >= 0 && top != XF_ARITH_AMX && *list[XF_ARITH_DOT] && *list[XF_ARITH_FMA])
             snprintf(pick, sizeof pick, "%s %s", list[XF_ARITH_DOT], list[XF_ARITH_FMA]);
         printf("  bf16 %-10s vdpbf16ps: %-20s AMX: %-8s FMA on widened bf16: %-24s -> %s\n",
                xf_stage_name(compute_bound[i]), *list[XF_ARITH_DOT] ? list[XF_ARITH_DOT] : "(none here)",

@@ -1,16 +1,15 @@
 // The AMX-BF16 roof: independent tdpbf16ps into six accumulator tiles
 // (more than its latency over its issue interval, about 52 / 16 cycles on
-// Sapphire Rapids; four read within 2% of six on a Xeon), the way tensor-core peaks
-// are measured, so that nothing but the tile unit is timed (the two source
-// tiles stay put; no loads in the loop). Written in inline
-// assembly, which the assembler takes without -mamx-* flags, so the file
-// builds with the rest of variants/isa on any x86-64 compiler.
+// Sapphire Rapids; four read within 2% of six on a Xeon), the way
+// tensor-core peaks are measured, so that nothing but the tile unit is
+// timed (the two source tiles stay put; no loads in the loop). Written in
+// inline assembly, which the assembler takes without -mamx-* flags, so the
+// file builds with the rest of variants/isa on any x86-64 compiler.
 // syscall() is outside POSIX (the build defines _POSIX_C_SOURCE).
 #define _DEFAULT_SOURCE
 #include "amx.h"
 
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "clock.h"
@@ -34,8 +33,7 @@ static int cpu_has_amx_bf16(void)
 const char *xf_amx_unavailable(void)
 {
     static int state = -1; // the permission is asked once a process
-    const char *cap = getenv("XFBENCH_MAX_ISA");
-    if (cap && *cap) return "capped by XFBENCH_MAX_ISA";
+    if (xf_isa_capped()) return "capped by XFBENCH_MAX_ISA";
     if (state < 0)
         state = !cpu_has_amx_bf16() ? 1 : syscall(SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) != 0 ? 2 : 0;
     return state == 1 ? "this CPU lacks AMX-BF16" : state == 2 ? "Linux refused the AMX tile state" : NULL;

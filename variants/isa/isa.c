@@ -21,6 +21,12 @@ const char *xf_isa_env_error(void)
     return env_cap() < 0 ? "XFBENCH_MAX_ISA must be scalar, avx2, avx512 or avx512bf16" : NULL;
 }
 
+int xf_isa_capped(void)
+{
+    const char *e = getenv("XFBENCH_MAX_ISA");
+    return e && *e;
+}
+
 const char *xf_isa_unavailable(xf_isa isa)
 {
     __builtin_cpu_init();
@@ -82,9 +88,8 @@ static const struct {
 int xf_isa_cap_peers(void)
 {
     const int cap = env_cap();
-    const char *asked = getenv("XFBENCH_MAX_ISA");
     int set = 0;
-    if (cap < 0 || !asked || !*asked) return 0; // uncapped: each peer its widest (AMX too)
+    if (cap < 0 || !xf_isa_capped()) return 0; // uncapped: each peer its widest (AMX too)
     for (size_t i = 0; i < sizeof peer_caps / sizeof peer_caps[0]; i++) {
         const char *want = peer_caps[i].level[cap], *have = getenv(peer_caps[i].var);
         if (!want || (have && *have)) continue;

@@ -12,6 +12,9 @@ typedef enum { XF_ISA_SCALAR, XF_ISA_AVX2, XF_ISA_AVX512, XF_ISA_AVX512BF16 } xf
 
 // NULL if XFBENCH_MAX_ISA is unset or valid, else a one-line complaint.
 const char *xf_isa_env_error(void);
+// 1 if XFBENCH_MAX_ISA is set: a run imitating a smaller CPU (every cap
+// leaves AMX out, variants/isa/amx.h), whatever its level.
+int xf_isa_capped(void);
 // NULL if a family needing isa may run here, else why not.
 const char *xf_isa_unavailable(xf_isa isa);
 
