@@ -47,14 +47,21 @@ typedef struct {
     uint8_t rows[16];
 } tile_config;
 
-double xf_amx_bf16_gflops(double seconds)
+void xf_amx_tiles_16x64(void)
 {
-    if (xf_amx_unavailable()) return 0.0;
     tile_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.palette = 1;
     for (int t = 0; t < 8; t++) cfg.colsb[t] = 64, cfg.rows[t] = 16;
     __asm__ volatile("ldtilecfg %0" : : "m"(cfg));
+}
+
+void xf_amx_tiles_release(void) { __asm__ volatile("tilerelease" ::); }
+
+double xf_amx_bf16_gflops(double seconds)
+{
+    if (xf_amx_unavailable()) return 0.0;
+    xf_amx_tiles_16x64();
     __asm__ volatile("tilezero %%tmm0\n\ttilezero %%tmm1\n\ttilezero %%tmm2\n\ttilezero %%tmm3\n\t"
                      "tilezero %%tmm4\n\ttilezero %%tmm5\n\ttilezero %%tmm6\n\ttilezero %%tmm7" ::);
     const long batch = 1 << 14;
@@ -72,12 +79,14 @@ double xf_amx_bf16_gflops(double seconds)
         iters += batch;
         t1 = xf_now_ns();
     } while (t1 - t0 < seconds * 1e9);
-    __asm__ volatile("tilerelease" ::);
+    xf_amx_tiles_release();
     // Each tdpbf16ps: 16 x 16 outputs, 32 products each, 2 flops a product.
     return 6.0 * 16 * 16 * 32 * 2 * (double)iters / (t1 - t0);
 }
 #else
 const char *xf_amx_unavailable(void) { return "AMX is x86-64 Linux only"; }
+void xf_amx_tiles_16x64(void) {}
+void xf_amx_tiles_release(void) {}
 double xf_amx_bf16_gflops(double seconds)
 {
     (void)seconds;
