@@ -45,6 +45,13 @@ if "$bin" list | grep -q "^linear *mutant-bf16-dropped-pair *ok"; then
     pair mutant-bf16-dropped-pair "error" --stage linear --batch 1 --seq 2 --n 70 --k 64 --dtype bf16
     pair mutant-bf16-attention-dropped-pair "error" $att --pad some --causal 1 --dtype bf16
 fi
+# Where AMX runs: the halves of each pair of k exchanged in the amx
+# linear's tiles, with k a multiple of 32 (x read in place) and not (x
+# copied, zero-padded), and rows a ragged block.
+if "$bin" list | grep -q "^linear *mutant-amx-pairs-swapped *ok"; then
+    pair mutant-amx-pairs-swapped "error" --stage linear --batch 1 --seq 40 --n 70 --k 64 --dtype bf16
+    pair mutant-amx-pairs-swapped "error" --stage linear --batch 1 --seq 9 --n 33 --k 45 --dtype bf16
+fi
 
 # Compound stages built on a broken primitive fail their end-to-end check:
 # the error-model bound bites through whole layers and the whole pass.

@@ -10,6 +10,9 @@
 #include "../naive/naive.h"
 #ifdef XF_HAVE_AVX512BF16
 #include "../avx512bf16/family.h"
+#ifdef XF_HAVE_AMX
+#include "../amx/family.h"
+#endif
 #include "../simd/kernel_table.h"
 #endif
 
@@ -189,6 +192,14 @@ static const xf_variant variants[] = {
      .summary = "avx512bf16 attention, pair 1 of dk left out of the packed keys", .math_ulp = XF_SIMD_EXP_ULP,
      .p_bf16 = 1, .unavailable = XF_DOT_FN(unavailable), .prepare = XF_DOT_FN(attention_prepare_dropped_pair),
      .run = XF_DOT_FN(attention_run), .release = XF_DOT_FN(attention_release)},
+#endif
+#ifdef XF_HAVE_AMX
+    // The AMX linear with the two halves of every pair of k exchanged in
+    // its packed tiles: each product meets its neighbour's weight.
+    {.stage = XF_LINEAR, .family = "mutant", .name = "mutant-amx-pairs-swapped", .dtype = XF_BF16,
+     .summary = "amx linear, the halves of each pair of k exchanged in the packed tiles",
+     .unavailable = xf_amx_family_unavailable, .prepare = xf_amx_linear_prepare_pairs_swapped,
+     .run = xf_amx_linear_run, .release = xf_amx_linear_release},
 #endif
     XF_VARIANTS_END,
 };
