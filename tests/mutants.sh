@@ -47,10 +47,12 @@ if "$bin" list | grep -q "^linear *mutant-bf16-dropped-pair *ok"; then
 fi
 # Where AMX runs: the halves of each pair of k exchanged in the amx
 # linear's tiles, with k a multiple of 32 (x read in place) and not (x
-# copied, zero-padded), and rows a ragged block.
+# copied, zero-padded), and rows a ragged block; of dk in its attention's
+# packed keys.
 if "$bin" list | grep -q "^linear *mutant-amx-pairs-swapped *ok"; then
     pair mutant-amx-pairs-swapped "error" --stage linear --batch 1 --seq 40 --n 70 --k 64 --dtype bf16
     pair mutant-amx-pairs-swapped "error" --stage linear --batch 1 --seq 9 --n 33 --k 45 --dtype bf16
+    pair mutant-amx-attention-pairs-swapped "error" $att --pad some --causal 1 --dtype bf16
 fi
 
 # Compound stages built on a broken primitive fail their end-to-end check:

@@ -5,6 +5,7 @@
 
 #include "../avx512bf16/family.h"
 #include "../isa/amx.h"
+#include "../simd/kernel_table.h"
 
 const char *xf_amx_family_unavailable(void)
 {
@@ -22,10 +23,15 @@ static const xf_variant variants[] = {
      .summary = "the AMX linear with the table as weight (packed; <= 4 rows: streamed)",
      .unavailable = xf_amx_family_unavailable, .prepare = xf_amx_lm_head_prepare, .run = xf_amx_lm_head_run,
      .release = xf_amx_lm_head_release},
+    {.stage = XF_ATTENTION, .family = "amx", .name = "amx", .dtype = XF_BF16,
+     .summary = "S = Q K^T and O = P V on AMX tiles (K and V^T packed per head as the linear's W), "
+                "fp32 softmax rows, P rounded to bf16; <= 4 query rows: avx512bf16's",
+     .math_ulp = XF_SIMD_EXP_ULP, .p_bf16 = 1, .unavailable = xf_amx_family_unavailable,
+     .prepare = xf_amx_attention_prepare, .run = xf_amx_attention_run, .release = xf_amx_attention_release},
     XF_VARIANTS_END};
 
-// Its GEMMs run on the tile unit; the few-row path's vdpbf16ps is
-// bandwidth-bound, under any compute roof.
+// Its GEMMs and attention products run on the tile unit; the few-row
+// paths (vdpbf16ps, FMA) are bandwidth-bound, under any compute roof.
 static xf_bf16_arith computes_with_amx(void) { return XF_ARITH_AMX; }
 
 const xf_family xf_family_amx = {.name = "amx", .cflags = XF_FAMILY_CFLAGS, .variants = variants,

@@ -16,12 +16,8 @@
 //   a multiple of 32.
 // - Loops, outermost first: column blocks of W sized to half the L2
 //   (variants/isa/blocking.c), as the other GEMMs' are; blocks of MR rows
-//   of x; equal chunks of k whose MR rows of x fill at most 3/4 of the L1
-//   (caches.h), so that every panel of the column block reads them from L1
-//   while W streams past with the non-temporal hint; the panels, whose fp32
-//   blocks of C carry from chunk to chunk. (Xeon, 48 KiB L1: k 512 in one
-//   chunk of 32 KiB read 0.69-0.71 ms for QKV at seq 512, in chunks of
-//   24 + 8 KiB 0.79-0.81.)
+//   of x; chunks of k that keep those rows in L1 (xf_amx_chunk); the
+//   panels, whose fp32 blocks of C carry from chunk to chunk.
 // - At most FEW rows (a decode step): the weights stream, and the tile unit
 //   would be 16 rows of which one works: avx512bf16's streamed kernel.
 // Proven natively only: no emulator runs AMX (SIMDe has no tiles); the
@@ -29,19 +25,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <immintrin.h>
-
 #include "../../kernels/half.h"
 #include "../avx512/vec.h"
 #include "../avx512bf16/family.h"
 #include "../isa/amx.h"
 #include "../isa/blocking.h"
-#include "../isa/caches.h"
 #include "../isa/huge.h"
 #include "family.h"
+#include "tiles.h"
 
-enum { TR = 16, TK = 32, TC = 16, MR = 2 * TR, NR = 2 * TC, FEW = 4 };
-enum { TILE = TK * TC }; // bf16 elements in one packed W tile (1 KiB)
+enum { FEW = 4 };
 
 typedef struct {
     xf_bf16 *bp;   // W packed [panel][kblock][2][TK/2][TC][2]
@@ -52,42 +45,6 @@ typedef struct {
     int chunk;     // k blocks of one pass over a column block (x's MR rows of them stay in L1)
     void *few;     // avx512bf16's context where m <= FEW, else NULL
 } amx_ctx;
-
-// c (MR x NR fp32, row stride NR) = c0 + a b: a is MR rows of x (row
-// stride lda elements), b one packed panel, kblocks blocks of k; c0 is c
-// (c0_stride NR * 4 bytes, a k chunk after the first) or the bias repeated
-// on every row (c0_stride 0). Each tile is reloaded as soon as its last
-// tdpbf16ps of this step has been issued (the tile registers are not
-// renamed: a load into a source tile waits for the instructions reading
-// it), and W's tiles with the non-temporal hint (tileloaddt1: x's rows,
-// reused by every panel, stay in L1). Measured on a Xeon (KVM, AMX),
-// scratch loop over 48 panels x 16 row blocks at k 512: 34-37% of the AMX
-// roof loaded in order, 48-50% so.
-static void block(int kblocks, const xf_bf16 *a, size_t lda, const xf_bf16 *b, const float *c0, size_t c0_stride,
-                  float *c)
-{
-    const size_t stride = lda * sizeof *a, wstride = TC * 2 * sizeof *b, cstride = NR * sizeof *c;
-    _tile_loadd(0, c0, c0_stride);
-    _tile_loadd(1, c0 + TC, c0_stride);
-    _tile_loadd(2, c0 + (c0_stride ? TR * NR : 0), c0_stride);
-    _tile_loadd(3, c0 + (c0_stride ? TR * NR : 0) + TC, c0_stride);
-    _tile_loadd(4, a, stride);
-    _tile_stream_loadd(6, b, wstride);
-    for (int kb = 0; kb < kblocks; kb++, a += TK, b += 2 * TILE) {
-        _tile_stream_loadd(7, b + TILE, wstride);
-        _tile_dpbf16ps(0, 4, 6);
-        _tile_loadd(5, a + TR * lda, stride);
-        _tile_dpbf16ps(1, 4, 7);
-        if (kb + 1 < kblocks) _tile_loadd(4, a + TK, stride);
-        _tile_dpbf16ps(2, 5, 6);
-        if (kb + 1 < kblocks) _tile_stream_loadd(6, b + 2 * TILE, wstride);
-        _tile_dpbf16ps(3, 5, 7);
-    }
-    _tile_stored(0, c, cstride);
-    _tile_stored(1, c + TC, cstride);
-    _tile_stored(2, c + TR * NR, cstride);
-    _tile_stored(3, c + TR * NR + TC, cstride);
-}
 
 // y (rows x cols, row stride n) = bf16(relu(c)), c as block() left it.
 static void store(const float *c, int relu, xf_bf16 *y, int n, int rows, int cols)
@@ -125,20 +82,15 @@ void xf_amx_linear_run(const void *args, void *ctx)
             const xf_bf16 *x = a->x16 + (size_t)r0 * a->k;
             size_t lda = (size_t)a->k;
             if (rows < MR || a->k != l->kpad) { // a tile would read past x's rows or row ends
-                for (int i = 0; i < MR; i++) {
-                    xf_bf16 *dst = l->pad + (size_t)i * l->kpad;
-                    const int have = i < rows ? a->k : 0;
-                    memcpy(dst, x + (size_t)i * a->k, (size_t)have * sizeof *dst);
-                    memset(dst + have, 0, (size_t)(l->kpad - have) * sizeof *dst);
-                }
+                xf_amx_pad_rows(l->pad, l->kpad, x, (size_t)a->k, rows, a->k);
                 x = l->pad, lda = (size_t)l->kpad;
             }
             for (int kb0 = 0; kb0 < l->kblocks; kb0 += l->chunk) {
                 const int kbs = l->kblocks - kb0 < l->chunk ? l->kblocks - kb0 : l->chunk;
                 for (int p = p0; p < p1; p++) {
                     float *c = l->c + (size_t)(p - p0) * MR * NR;
-                    block(kbs, x + (size_t)kb0 * TK, lda, l->bp + (size_t)p * panel_elems + (size_t)kb0 * 2 * TILE,
-                          kb0 ? c : l->bias + (size_t)p * NR, kb0 ? NR * sizeof *c : 0, c);
+                    xf_amx_block(kbs, x + (size_t)kb0 * TK, lda, l->bp + (size_t)p * panel_elems + (size_t)kb0 * 2 * TILE,
+                          kb0 ? c : l->bias + (size_t)p * NR, kb0 ? NR * sizeof *c : 0, c, NR);
                     if (kb0 + kbs == l->kblocks) {
                         const int cols = a->n - p * NR < NR ? a->n - p * NR : NR;
                         store(c, a->relu, a->y16 + (size_t)r0 * a->n + (size_t)p * NR, a->n, rows, cols);
@@ -176,29 +128,17 @@ static int prepare(const xf_linear_args *a, void **ctx, int swapped)
     l->panels = (a->n + NR - 1) / NR;
     l->kblocks = (a->k + TK - 1) / TK;
     l->kpad = l->kblocks * TK;
-    l->bp = xf_alloc_huge((size_t)l->panels * l->kblocks * 2 * TILE * sizeof(xf_bf16));
+    l->bp = xf_alloc_huge(xf_amx_packed_elems(a->n, a->k) * sizeof(xf_bf16));
     l->bias = calloc((size_t)l->panels * NR, sizeof(float));
     l->pad = aligned_alloc(64, (size_t)MR * l->kpad * sizeof(xf_bf16));
-    int most = (int)(xf_caches_get()->l1d * 3 / 4 / (MR * TK * sizeof(xf_bf16)));
-    if (most < 1) most = 1;
-    const int chunks = (l->kblocks + most - 1) / most;
-    l->chunk = (l->kblocks + chunks - 1) / chunks;
+    l->chunk = xf_amx_chunk(l->kblocks);
     l->c = aligned_alloc(64, (size_t)l->panels * MR * NR * sizeof(float));
     if (!l->bp || !l->bias || !l->pad || !l->c) {
         xf_amx_linear_release(l);
         return -1;
     }
     for (int j = 0; a->b16 && j < a->n; j++) l->bias[j] = xf_bf16_to_f32(a->b16[j]);
-    xf_bf16 *t = l->bp;
-    for (int p = 0; p < l->panels; p++)
-        for (int kb = 0; kb < l->kblocks; kb++)
-            for (int half = 0; half < 2; half++)
-                for (int r = 0; r < TK / 2; r++)
-                    for (int j = 0; j < TC; j++)
-                        for (int e = 0; e < 2; e++) {
-                            const int col = p * NR + half * TC + j, kk = kb * TK + 2 * r + (swapped ? 1 - e : e);
-                            *t++ = col < a->n && kk < a->k ? a->w16[(size_t)col * a->k + kk] : 0;
-                        }
+    xf_amx_pack(l->bp, a->n, a->k, a->w16, (size_t)a->k, 1, swapped);
     *ctx = l;
     return 0;
 }

@@ -200,6 +200,13 @@ static const xf_variant variants[] = {
      .summary = "amx linear, the halves of each pair of k exchanged in the packed tiles",
      .unavailable = xf_amx_family_unavailable, .prepare = xf_amx_linear_prepare_pairs_swapped,
      .run = xf_amx_linear_run, .release = xf_amx_linear_release},
+    // Its attention with the halves of every pair of dk exchanged in the
+    // packed K: every score pairs each query element with its neighbour's key.
+    {.stage = XF_ATTENTION, .family = "mutant", .name = "mutant-amx-attention-pairs-swapped", .dtype = XF_BF16,
+     .summary = "amx attention, the halves of each pair of dk exchanged in the packed keys",
+     .math_ulp = XF_SIMD_EXP_ULP, .p_bf16 = 1, .unavailable = xf_amx_family_unavailable,
+     .prepare = xf_amx_attention_prepare_pairs_swapped, .run = xf_amx_attention_run,
+     .release = xf_amx_attention_release},
 #endif
     XF_VARIANTS_END,
 };
