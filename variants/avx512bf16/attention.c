@@ -205,7 +205,7 @@ static inline void store_p(xf_bf16 *p, __m512 e)
 // the row's P V is multiplied (0 for a row with no visible key): one
 // multiply per output instead of one per key, the same two roundings as
 // normalising p (kernels/ref_terms.h, xf_weight_err).
-float XF_DOT_FN(softmax_row_p)(int n, float *s, float scale, const uint8_t *pad, int causal, int i, xf_bf16 *p)
+static float softmax_row_bf16(int n, float *s, float scale, const uint8_t *pad, int causal, int i, xf_bf16 *p)
 {
     const int n_vis = causal && i + 1 < n ? i + 1 : n; // keys past the diagonal are never read
     const float max = XF_FN(scale_mask_max)(s, s, n_vis, scale, pad);
@@ -265,7 +265,7 @@ static void attend_block(const xf_attention_args *a, attention_ctx *c, int b, in
     const float scale = 1.0f / sqrtf((float)dk);
     float inv[BR];
     for (int r = 0; r < rows; r++)
-        inv[r] = XF_DOT_FN(softmax_row_p)(n, c->s + (size_t)r * c->keys, scale, pad, a->causal, i0 + r,
+        inv[r] = softmax_row_bf16(n, c->s + (size_t)r * c->keys, scale, pad, a->causal, i0 + r,
                                   c->p + (size_t)r * c->keys);
     const int kp = (n + 1) / 2;
     float o[BR * 4 * PAN];

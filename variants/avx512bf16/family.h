@@ -40,13 +40,9 @@ void XF_DOT_W_FN(attention_release)(void *ctx);
 // the second pair of dk dropped.
 int XF_DOT_FN(linear_prepare_dropped_pair)(const void *args, void **ctx);
 int XF_DOT_FN(attention_prepare_dropped_pair)(const void *args, void **ctx);
-// The attention's row pieces, which the amx family's attention shares:
-// query row i's softmax over its first n raw scores s (scaled and masked
-// in place), P = bf16(exp(s - max)) unnormalised into p, zero from the last
-// visible key to n + n % 2; returns 1 / sum (0 for a row with no visible
-// key). And dst (rows, cols; row stride ldd) = bf16(src (row stride lds)
-// times the row's scale[r]).
-float XF_DOT_FN(softmax_row_p)(int n, float *s, float scale, const uint8_t *pad, int causal, int i, xf_bf16 *p);
+// dst (rows, cols; row stride ldd) = bf16(src (rows, cols; row stride lds)
+// times the row's scale[r]): the attention's last step, which the amx
+// family's attention shares.
 void XF_DOT_FN(scale_round_rows)(const float *src, int lds, const float *scale, int rows, int cols, xf_bf16 *dst,
                                  size_t ldd);
 // vdpbf16ps throughput on this thread for about `seconds`, GFLOP/s (4
