@@ -4,14 +4,15 @@
 //   packed as an (n = keys, k = dk) W into pair tiles (tiles.h), the
 //   query rows read in place by strided tile loads, 32 rows by 32 keys a
 //   block of four accumulator tiles.
-// - Each row of S is masked and exponentiated in fp32 (softmax_row_p, as
-//   the fused fp32 attention does) and P rounded to bf16 (the one rounding
-//   bf16 adds inside the attention, carried in the check's bound as
-//   p_bf16), zero past the row's last visible key to the end of its 32-key
-//   block.
-// - O = P V is the product with V^T as the weight: V packed as an
-//   (n = dk, k = keys) W, P's rows read in place; each row of O is scaled
-//   by its 1 / sum and rounded.
+// - Each row's max of its visible raw scores; then, chunk by chunk of
+//   keys (xf_amx_chunk: a chunk of P fills at most 3/4 of the L1), the
+//   row's exps against that max in fp32 (row_exp, as the fused fp32
+//   attention computes them), rounded to bf16 into P (the one rounding bf16
+//   adds inside the attention, carried in the check's bound as p_bf16),
+//   and O += P V on that chunk while it is in L1: P V is the product with
+//   V^T as the weight, V packed as an (n = dk, k = keys) W. The exact
+//   two-pass softmax: every p is against the row's final max, so nothing
+//   is rescaled. Each row of O is then scaled by its 1 / sum and rounded.
 // Causal blocks stop at the block's last visible key. A block of fewer
 // than 32 query rows, or a dk that is not a multiple of 32, reads its
 // queries from a zero-padded copy. At most XF_FEW_ROWS query rows (a
@@ -36,31 +37,21 @@ typedef struct {
     xf_bf16 *vp;     // its V packed as an (n = dk, k = keys) W
     xf_bf16 *q;      // MR x dkpad: a block's query rows, zero past seq_q and dk
     float *s;        // MR x keys at row stride lds: the block's scores, then scaled and masked
-    xf_bf16 *p;      // MR x keys at row stride ldp: their exps in bf16 (unnormalised P)
+    xf_bf16 *p;      // MR x chunk keys at row stride ldp: a chunk of their exps in bf16 (unnormalised P)
     float *o;        // [dkpad / NR][MR][NR]: the block's O
     int keys, dkpad; // seq_k and dk rounded up to 32
     // keys and one cache line: a tile's 16 rows at a power-of-two stride
     // (seq 2048: 8 KiB, 4 KiB) would fall into one L1 set
     int lds, ldp;
+    int chunk;       // key blocks of one chunk of P (xf_amx_chunk)
     int swapped;     // the mutant: the halves of each pair of dk exchanged in the packed K
     void *few;       // few query rows: avx512bf16's context
 } attention_ctx;
 
-// Query row i's softmax over its first n raw scores s (row of the block's
-// S), as the fused fp32 attention computes it (simd/flash.c): the max of
-// the visible raw scores first, no pass that stores scaled scores, then
-// p_j = bf16(2^(c s_j - c max)) unnormalised, with c = log2 e / sqrt(dk)
-// (one FMA and the base-2 exp, whose roundings are the ones the reference
-// grants each exp argument: xf_softmax_arg_error), while summing the fp32
-// exps; padded keys and keys past the row's last visible one give 0, and
-// p is zero on to end. Returns 1 / sum (0 for a row with no visible key),
-// by which the row's P V is multiplied. vcvtneps2bf16 rounds as
-// kernels/half.h does and reads a denormal as zero, which tdpbf16ps would
-// do with its bf16 value anyway.
-static float softmax_row_p(int n, const float *s, float c, const uint8_t *pad, int causal, int i, xf_bf16 *p,
-                           int end)
+// The max of the first n_vis raw scores s that are not padding (-inf if
+// none is).
+static float row_max(const float *s, int n_vis, const uint8_t *pad)
 {
-    const int n_vis = causal && i + 1 < n ? i + 1 : n; // keys past the diagonal are never read
     xv vmax = xv_set1(-INFINITY);
     int j = 0;
     for (; j + XV_W <= n_vis; j += XV_W) {
@@ -68,45 +59,50 @@ static float softmax_row_p(int n, const float *s, float c, const uint8_t *pad, i
         if (pad) v = xv_pad_to_neg_inf(v, pad + j);
         vmax = xv_max(vmax, v);
     }
-    float tail[XV_W]; // the last n_vis % XV_W scores, masked one by one (a vector would read pad past the row)
-    const int left = n_vis - j;
-    for (int t = 0; t < XV_W; t++) tail[t] = t < left && !(pad && pad[j + t]) ? s[j + t] : -INFINITY;
-    const float max = xv_hmax(xv_max(vmax, xv_load(tail)));
-    float inv = 0.0f;
-    int done = 0;
-    if (max != -INFINITY) {
-        const xv vc = xv_set1(c), neg_m = xv_set1(-c * max);
-        xv sum = xv_zero();
-        for (j = 0; j + XV_W <= n_vis; j += XV_W) {
-            xv v = xv_load(s + j);
+    float max = xv_hmax(vmax);
+    for (; j < n_vis; j++) // the last n_vis % XV_W one by one: a vector would read pad past the row
+        if (!(pad && pad[j]) && s[j] > max) max = s[j];
+    return max;
+}
+
+// p[j0..j1) = bf16(2^(c s_j - c max)) for the keys j below n_vis that are
+// not padding, 0 for the others (j1 - j0 a multiple of XV_W); their fp32
+// values added to sum. c = log2 e / sqrt(dk): one FMA and the base-2 exp,
+// whose roundings are the ones the reference grants each exp argument
+// (xf_softmax_arg_error), as in the fused fp32 attention (simd/flash.c).
+// vcvtneps2bf16 rounds as kernels/half.h does and reads a denormal as
+// zero, which tdpbf16ps would do with its bf16 value anyway.
+static void row_exp(const float *s, int j0, int j1, int n_vis, const uint8_t *pad, xv c, xv neg_cmax, xf_bf16 *p,
+                    xv *sum)
+{
+    for (int j = j0; j < j1; j += XV_W, p += XV_W) {
+        xv v;
+        if (j + XV_W <= n_vis) {
+            v = xv_load(s + j);
             if (pad) v = xv_pad_to_neg_inf(v, pad + j);
-            const xv e = xv_exp2(xv_fma(v, vc, neg_m));
-            const __m256bh b = _mm512_cvtneps_pbh(e);
-            memcpy(p + j, &b, sizeof b);
-            sum = xv_add(sum, e);
+        } else { // past n_vis: -inf, which gives 0 (pad and s are not read there)
+            float t[XV_W];
+            for (int l = 0; l < XV_W; l++) t[l] = j + l < n_vis && !(pad && pad[j + l]) ? s[j + l] : -INFINITY;
+            v = xv_load(t);
         }
-        if (left) {
-            float e[XV_W];
-            const xv ev = xv_exp2(xv_fma(xv_load(tail), vc, neg_m)); // -inf lanes give 0
-            xv_store(e, ev);
-            sum = xv_add(sum, ev);
-            for (int t = 0; t < left; t++) p[j + t] = xf_bf16_from_f32(e[t]);
-        }
-        inv = 1.0f / xv_hsum(sum);
-        done = n_vis;
+        const xv e = xv_exp2(xv_fma(v, c, neg_cmax));
+        const __m256bh b = _mm512_cvtneps_pbh(e);
+        memcpy(p, &b, sizeof b);
+        *sum = xv_add(*sum, e);
     }
-    memset(p + done, 0, (size_t)(end - done) * sizeof *p);
-    return inv;
 }
 
 // Query rows i0.. (at most MR) of head h of batch b, against the packed
-// head: S, the softmax rows, P in bf16, O = P V rounded into out16.
+// head: S = Q K^T whole; each row's max; then chunk by chunk of keys, P in
+// bf16 (unnormalised, against the row's final max: no rescaling) and O +=
+// P V while that chunk of P is in L1; O scaled by each row's 1 / sum and
+// rounded into out16.
 static void attend_block(const xf_attention_args *a, attention_ctx *c, int b, int h, int i0)
 {
     const int dk = a->dk, rows = a->seq_q - i0 < MR ? a->seq_q - i0 : MR;
     // Causal: no row of the block sees a key past its last row.
     const int n = a->causal && i0 + rows < a->seq_k ? i0 + rows : a->seq_k;
-    const int key_blocks = (n + TK - 1) / TK, dk_blocks = c->dkpad / TK;
+    const int key_blocks = (n + TK - 1) / TK, dk_blocks = c->dkpad / TK, panels = c->dkpad / NR;
     const size_t col = (size_t)h * dk, row0 = (size_t)b * a->seq_q + i0;
     const xf_bf16 *q = a->q16 + row0 * a->ldq + col;
     size_t ldq = (size_t)a->ldq;
@@ -118,22 +114,30 @@ static void attend_block(const xf_attention_args *a, attention_ctx *c, int b, in
         xf_amx_block(dk_blocks, q, ldq, c->kp + (size_t)kb * dk_blocks * 2 * TILE, NULL, 0, c->s + kb * NR,
                      (size_t)c->lds);
     const uint8_t *pad = a->key_pad ? a->key_pad + (size_t)b * a->seq_k : NULL;
-    const float log2e_scale = 1.4426950408889634f / sqrtf((float)dk);
-    float inv[MR];
-    for (int r = 0; r < rows; r++)
-        inv[r] = softmax_row_p(n, c->s + (size_t)r * c->lds, log2e_scale, pad, a->causal, i0 + r,
-                               c->p + (size_t)r * c->ldp, key_blocks * TK);
-    // O = P V by chunks of keys, P's rows of a chunk in L1 for every panel
+    const xv log2e_scale = xv_set1(1.4426950408889634f / sqrtf((float)dk));
+    int n_vis[MR];
+    xv neg_cmax[MR], sum[MR];
+    for (int r = 0; r < rows; r++) {
+        n_vis[r] = a->causal && i0 + r + 1 < n ? i0 + r + 1 : n; // keys past the diagonal are never read
+        const float max = row_max(c->s + (size_t)r * c->lds, n_vis[r], pad);
+        if (max == -INFINITY) n_vis[r] = 0; // no visible key: P and O zero
+        neg_cmax[r] = xv_mul(xv_set1(max == -INFINITY ? 0.0f : -max), log2e_scale);
+        sum[r] = xv_zero();
+    }
     const size_t v_panel = (size_t)(c->keys / TK) * 2 * TILE;
-    const int chunk = xf_amx_chunk(key_blocks), panels = c->dkpad / NR;
-    for (int kb0 = 0; kb0 < key_blocks; kb0 += chunk) {
-        const int kbs = key_blocks - kb0 < chunk ? key_blocks - kb0 : chunk;
+    for (int kb0 = 0; kb0 < key_blocks; kb0 += c->chunk) {
+        const int kbs = key_blocks - kb0 < c->chunk ? key_blocks - kb0 : c->chunk;
+        for (int r = 0; r < rows; r++)
+            row_exp(c->s + (size_t)r * c->lds, kb0 * TK, (kb0 + kbs) * TK, n_vis[r], pad, log2e_scale, neg_cmax[r],
+                    c->p + (size_t)r * c->ldp, &sum[r]);
         for (int pan = 0; pan < panels; pan++) {
             float *o = c->o + (size_t)pan * MR * NR;
-            xf_amx_block(kbs, c->p + (size_t)kb0 * TK, (size_t)c->ldp, c->vp + pan * v_panel + (size_t)kb0 * 2 * TILE,
-                         kb0 ? o : NULL, kb0 ? NR * sizeof *o : 0, o, NR);
+            xf_amx_block(kbs, c->p, (size_t)c->ldp, c->vp + pan * v_panel + (size_t)kb0 * 2 * TILE, kb0 ? o : NULL,
+                         kb0 ? NR * sizeof *o : 0, o, NR);
         }
     }
+    float inv[MR];
+    for (int r = 0; r < rows; r++) inv[r] = n_vis[r] ? 1.0f / xv_hsum(sum[r]) : 0.0f;
     xf_bf16 *out = a->out16 + row0 * a->ldo + col;
     for (int pan = 0; pan < panels; pan++) {
         const int cols = dk - pan * NR < NR ? dk - pan * NR : NR;
@@ -189,7 +193,8 @@ static int prepare(const xf_attention_args *a, void **ctx, int swapped)
     c->q = malloc((size_t)MR * c->dkpad * sizeof(xf_bf16));
     // zeroed once: the rows past a ragged block's end are read, never stored
     c->lds = c->keys + 64 / (int)sizeof(float);
-    c->ldp = c->keys + 64 / (int)sizeof(xf_bf16);
+    c->chunk = xf_amx_chunk(c->keys / TK);
+    c->ldp = c->chunk * TK + 64 / (int)sizeof(xf_bf16);
     c->s = calloc((size_t)MR * c->lds, sizeof(float));
     c->p = calloc((size_t)MR * c->ldp, sizeof(xf_bf16));
     c->o = malloc((size_t)MR * c->dkpad * sizeof(float));
