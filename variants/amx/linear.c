@@ -46,7 +46,7 @@ typedef struct {
     void *few;     // avx512bf16's context where m <= FEW, else NULL
 } amx_ctx;
 
-// y (rows x cols, row stride n) = bf16(relu(c)), c as block() left it.
+// y (rows x cols, row stride n) = bf16(relu(c)), c a finished MR x NR block of C.
 static void store(const float *c, int relu, xf_bf16 *y, int n, int rows, int cols)
 {
     const __m512 zero = _mm512_setzero_ps();
@@ -89,8 +89,9 @@ void xf_amx_linear_run(const void *args, void *ctx)
                 const int kbs = l->kblocks - kb0 < l->chunk ? l->kblocks - kb0 : l->chunk;
                 for (int p = p0; p < p1; p++) {
                     float *c = l->c + (size_t)(p - p0) * MR * NR;
-                    xf_amx_block(kbs, x + (size_t)kb0 * TK, lda, l->bp + (size_t)p * panel_elems + (size_t)kb0 * 2 * TILE,
-                          kb0 ? c : l->bias + (size_t)p * NR, kb0 ? NR * sizeof *c : 0, c, NR);
+                    const xf_bf16 *w = l->bp + (size_t)p * panel_elems + (size_t)kb0 * 2 * TILE;
+                    xf_amx_block(kbs, x + (size_t)kb0 * TK, lda, w, kb0 ? c : l->bias + (size_t)p * NR,
+                                 kb0 ? NR * sizeof *c : 0, c, NR);
                     if (kb0 + kbs == l->kblocks) {
                         const int cols = a->n - p * NR < NR ? a->n - p * NR : NR;
                         store(c, a->relu, a->y16 + (size_t)r0 * a->n + (size_t)p * NR, a->n, rows, cols);
