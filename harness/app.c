@@ -61,7 +61,7 @@ static xf_bf16_arith ran_arith(const xf_runner *r, xf_stage s, xf_dtype d)
 }
 
 // Whose compute roof a row is held against. A bf16 row that ran on AMX
-// (oneDNN from avx512_core_amx), even in part: AMX's, the highest compute
+// (the amx family; oneDNN from avx512_core_amx), even in part: AMX's, the highest compute
 // roof a CPU has (a oneDNN bf16 GEMM on AMX read 700-1050% of the
 // vdpbf16ps roof on a Xeon); unknown (no %peak) where it was not
 // measured. A bf16 row whose kernels compute with the bf16 dot product
@@ -767,13 +767,13 @@ static int cmd_peak(const xf_machine *m)
         const double ratio = peak.bf16_1 / peak.flops_1;
         const int dot = ratio > 1.05, level = !dot && ratio >= 0.95;
         printf("bf16 arithmetic here: the dot product runs at %.2fx the fp32 FMA roof, so bf16 linear, lm_head and"
-               " attention should %s; embed, softmax, add_layernorm and rmsnorm are memory-bound (bf16 halves their"
+               " attention%s should %s; embed, softmax, add_layernorm and rmsnorm are memory-bound (bf16 halves their"
                " bytes either way)\n",
-               ratio, dot ? "compute with vdpbf16ps" : level ? "do either (the roofs are level)"
-                                                           : "widen to fp32 and use FMA");
+               ratio, peak.amx_1 > 0 ? ", where they do not run on AMX," : "",
+               dot ? "compute with vdpbf16ps" : level ? "do either (the roofs are level)" : "widen to fp32 and use FMA");
         if (peak.amx_1 > 0)
-            printf("bf16 on AMX here: %.1f GFLOP/s on 1 thread (%.1fx the FMA roof), %.1f on %d; no xfbench kernel"
-                   " uses it, oneDNN does from avx512_core_amx (its rows are held against this roof)\n",
+            printf("bf16 on AMX here: %.1f GFLOP/s on 1 thread (%.1fx the FMA roof), %.1f on %d; the amx family and"
+                   " oneDNN (from avx512_core_amx) compute on it, and their rows are held against this roof\n",
                    peak.amx_1, peak.amx_1 / peak.flops_1, peak.amx_all, peak.procs);
         print_bf16_arithmetic(level);
     }

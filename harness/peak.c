@@ -249,7 +249,7 @@ static void measure_amx(xf_peak *p, double seconds, FILE *log)
     }
     p->amx_1 = rate_on(xf_amx_bf16_gflops, 1, seconds), p->amx_all = rate_on(xf_amx_bf16_gflops, p->procs, seconds);
     if (log)
-        fprintf(log, "bf16 AMX  %14.1f GFLOP/s %10.1f GFLOP/s (%d threads; tdpbf16ps: the roof of rows a peer runs on AMX)\n",
+        fprintf(log, "bf16 AMX  %14.1f GFLOP/s %10.1f GFLOP/s (%d threads; tdpbf16ps: the roof of rows that run on AMX)\n",
                 p->amx_1, p->amx_all, p->procs);
 }
 
