@@ -18,7 +18,7 @@
 //   (variants/isa/blocking.c), as the other GEMMs' are; blocks of MR rows
 //   of x; chunks of k that keep those rows in L1 (xf_amx_chunk); the
 //   panels, whose fp32 blocks of C carry from chunk to chunk.
-// - At most FEW rows (a decode step): the weights stream, and the tile unit
+// - At most XF_FEW_ROWS rows (a decode step): the weights stream, and the tile unit
 //   would be 16 rows of which one works: avx512bf16's streamed kernel.
 // Proven natively only: no emulator runs AMX (SIMDe has no tiles); the
 // checks skip (exit 77) on every CPU without it.
@@ -31,10 +31,9 @@
 #include "../isa/amx.h"
 #include "../isa/blocking.h"
 #include "../isa/huge.h"
+#include "../simd/kernel_table.h"
 #include "family.h"
 #include "tiles.h"
-
-enum { FEW = 4 };
 
 typedef struct {
     xf_bf16 *bp;   // W packed [panel][kblock][2][TK/2][TC][2]
@@ -43,7 +42,8 @@ typedef struct {
     float *c;      // a column block's MR x NR fp32 blocks of C, [panel][MR][NR]
     int panels, kblocks, kpad;
     int chunk;     // k blocks of one pass over a column block (x's MR rows of them stay in L1)
-    void *few;     // avx512bf16's context where m <= FEW, else NULL
+    int span;      // panels of one column block (half the L2)
+    void *few;     // avx512bf16's context where m <= XF_FEW_ROWS, else NULL
 } amx_ctx;
 
 // y (rows x cols, row stride n) = bf16(relu(c)), c a finished MR x NR block of C.
@@ -72,11 +72,8 @@ void xf_amx_linear_run(const void *args, void *ctx)
     }
     xf_amx_tiles_16x64();
     const size_t panel_elems = (size_t)l->kblocks * 2 * TILE;
-    int span = (int)(xf_blocking_get()->gemm_b_block / (panel_elems * sizeof(xf_bf16)));
-    if (span < 1) span = 1;
-    if (span > l->panels) span = l->panels;
-    for (int p0 = 0; p0 < l->panels; p0 += span) {
-        const int p1 = p0 + span < l->panels ? p0 + span : l->panels;
+    for (int p0 = 0; p0 < l->panels; p0 += l->span) {
+        const int p1 = p0 + l->span < l->panels ? p0 + l->span : l->panels;
         for (int r0 = 0; r0 < a->m; r0 += MR) {
             const int rows = a->m - r0 < MR ? a->m - r0 : MR;
             const xf_bf16 *x = a->x16 + (size_t)r0 * a->k;
@@ -118,8 +115,8 @@ static int prepare(const xf_linear_args *a, void **ctx, int swapped)
 {
     amx_ctx *l = calloc(1, sizeof *l);
     if (!l) return -1;
-    if (a->m <= FEW) {
-        if (XF_DOT_FN(linear_prepare)(a, &l->few)) {
+    if (a->m <= XF_FEW_ROWS) {
+        if (xf_avx512bf16_linear_prepare(a, &l->few)) {
             free(l);
             return -1;
         }
@@ -133,6 +130,8 @@ static int prepare(const xf_linear_args *a, void **ctx, int swapped)
     l->bias = calloc((size_t)l->panels * NR, sizeof(float));
     l->pad = aligned_alloc(64, (size_t)MR * l->kpad * sizeof(xf_bf16));
     l->chunk = xf_amx_chunk(l->kblocks);
+    l->span = (int)(xf_blocking_get()->gemm_b_block / (xf_amx_packed_elems(NR, a->k) * sizeof(xf_bf16)));
+    if (l->span < 1) l->span = 1;
     l->c = aligned_alloc(64, (size_t)l->panels * MR * NR * sizeof(float));
     if (!l->bp || !l->bias || !l->pad || !l->c) {
         xf_amx_linear_release(l);
