@@ -53,6 +53,11 @@ if "$bin" list | grep -q "^linear *mutant-amx-pairs-swapped *ok"; then
     pair mutant-amx-pairs-swapped "error" --stage linear --batch 1 --seq 40 --n 70 --k 64 --dtype bf16
     pair mutant-amx-pairs-swapped "error" --stage linear --batch 1 --seq 9 --n 33 --k 45 --dtype bf16
     pair mutant-amx-attention-pairs-swapped "error" $att --pad some --causal 1 --dtype bf16
+    # the last thread's share skipped: caught on 2 threads (rows split,
+    # then panels split), right on one, so the 2-thread tests do run two
+    pair mutant-amx-last-share-dropped "nan" --stage linear --batch 1 --seq 130 --n 70 --k 64 --dtype bf16 --threads 2
+    pair mutant-amx-last-share-dropped "nan" --stage linear --batch 1 --seq 40 --n 300 --k 45 --dtype bf16 --threads 2
+    expect_pass --variant mutant-amx-last-share-dropped --stage linear --batch 1 --seq 130 --n 70 --k 64 --dtype bf16
 fi
 
 # Compound stages built on a broken primitive fail their end-to-end check:
@@ -120,13 +125,14 @@ done
 
 # Over the whole quick grid every mutant the binary lists (a new one
 # included, without being named here) must be caught somewhere, and the
-# grid must never crash it.
+# grid must never crash it. On 2 threads: a threaded family's mutant may
+# need them (mutant-amx-last-share-dropped); the others run as on one.
 mutants=$("$bin" list | awk '$2 ~ /^mutant-/ {print $2}' | sort -u)
 [ "$(printf '%s\n' "$mutants" | grep -c .)" -ge 11 ] || { echo "the mutant list is short: $mutants"; exit 1; }
 for v in $mutants; do
     # A mutant of another dtype than f32 says so in the list (dtype=bf16).
     dtype=$("$bin" list | awk -v v="$v" '$2 == v && /dtype=bf16/ {print "bf16"; exit}')
-    out=$("$bin" check --variant "$v" --grid quick --dtype "${dtype:-f32}" 2>&1); rc=$?
+    out=$("$bin" check --variant "$v" --grid quick --dtype "${dtype:-f32}" --threads 2 2>&1); rc=$?
     if [ $rc -eq 77 ]; then # a mutant of kernels this CPU cannot run (mutant-bf16-dropped-pair: AVX512_BF16)
         echo "quick grid: $v cannot run here, skipped: $(printf '%s\n' "$out" | grep -m1 '^SKIP' | sed 's/.*unavailable: //')"
         continue

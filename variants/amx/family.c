@@ -16,16 +16,18 @@ const char *xf_amx_family_unavailable(void)
 static const xf_variant variants[] = {
     {.stage = XF_LINEAR, .family = "amx", .name = "amx", .dtype = XF_BF16,
      .summary = "bf16 x, W, y; W packed in prepare into 16 x 16-pair tiles; 32 x 32 blocks of four tdpbf16ps "
-                "accumulator tiles; <= 4 rows: avx512bf16's streamed kernel",
+                "accumulator tiles; threads over row blocks (panels when fewer); <= 4 rows: avx512bf16's streamed "
+                "kernel, columns over threads",
      .unavailable = xf_amx_family_unavailable, .prepare = xf_amx_linear_prepare, .run = xf_amx_linear_run,
      .release = xf_amx_linear_release},
     {.stage = XF_LM_HEAD, .family = "amx", .name = "amx", .dtype = XF_BF16,
-     .summary = "the AMX linear with the table as weight (packed; <= 4 rows: streamed)",
+     .summary = "the AMX linear with the table as weight (packed, threaded; <= 4 rows: streamed)",
      .unavailable = xf_amx_family_unavailable, .prepare = xf_amx_lm_head_prepare, .run = xf_amx_lm_head_run,
      .release = xf_amx_lm_head_release},
     {.stage = XF_ATTENTION, .family = "amx", .name = "amx", .dtype = XF_BF16,
      .summary = "S = Q K^T and O = P V on AMX tiles (K and V^T packed per head as the linear's W), "
-                "fp32 softmax rows, P rounded to bf16; <= 4 query rows: avx512bf16's",
+                "fp32 softmax rows, P rounded to bf16; threads over (batch, head) (query blocks when fewer); "
+                "<= 4 query rows: avx512bf16's, one thread",
      .math_ulp = XF_SIMD_EXP_ULP, .p_bf16 = 1, .unavailable = xf_amx_family_unavailable,
      .prepare = xf_amx_attention_prepare, .run = xf_amx_attention_run, .release = xf_amx_attention_release},
     XF_VARIANTS_END};

@@ -21,6 +21,10 @@ void xf_amx_attention_release(void *ctx);
 // every pair of k exchanged, which only the checks can see; the
 // attention's packed K with those of every pair of dk.
 int xf_amx_linear_prepare_pairs_swapped(const void *args, void **ctx);
+// The linear whose last thread skips its share (on 2 or more threads): the
+// tests on 2 threads must see it, which they would not if the team were
+// one thread.
+int xf_amx_linear_prepare_last_share_dropped(const void *args, void **ctx);
 int xf_amx_attention_prepare_pairs_swapped(const void *args, void **ctx);
 // NULL if AMX-BF16 and AVX512_BF16 (the few-row kernel, the epilogue) run
 // here, else why not.

@@ -20,6 +20,12 @@
 //   panels, whose fp32 blocks of C carry from chunk to chunk.
 // - At most XF_FEW_ROWS rows (a decode step): the weights stream, and the tile unit
 //   would be 16 rows of which one works: avx512bf16's streamed kernel.
+// - Threads (--threads, OpenMP): as the omp family's GEMM, each thread runs
+//   these loops over its own share, of the row blocks of x where there are
+//   more of them than panels of W, else of the panels (QKV at seq 512: 16
+//   row blocks, 48 panels), so no thread waits for another inside a call;
+//   each has its own tiles, padded copy of x and blocks of C. A decode
+//   step's output columns are shared out (each weight row read once).
 // Proven natively only: no emulator runs AMX (SIMDe has no tiles); the
 // checks skip (exit 77) on every CPU without it.
 #include <stdlib.h>
@@ -38,11 +44,14 @@
 typedef struct {
     xf_bf16 *bp;   // W packed [panel][kblock][2][TK/2][TC][2]
     float *bias;   // b widened, zero past n (whole panels)
-    xf_bf16 *pad;  // MR x kpad: x's rows of one block, zero past m and k
-    float *c;      // a column block's MR x NR fp32 blocks of C, [panel][MR][NR]
+    xf_bf16 *pad;  // per thread, MR x kpad: x's rows of one block, zero past m and k
+    float *c;      // per thread, a column block's MR x NR fp32 blocks of C, [panel][MR][NR]
+    size_t pad_stride, c_stride; // elements from one thread's pad, c to the next's
     int panels, kblocks, kpad;
     int chunk;     // k blocks of one pass over a column block (x's MR rows of them stay in L1)
     int span;      // panels of one column block (half the L2)
+    int threads;
+    int drop_last_share; // the mutant: the last of two or more threads does nothing
     void *few;     // avx512bf16's context where m <= XF_FEW_ROWS, else NULL
 } amx_ctx;
 
@@ -61,31 +70,26 @@ static void store(const float *c, int relu, xf_bf16 *y, int n, int rows, int col
     }
 }
 
-// x is (m,k) bf16, w (n,k) bf16 (PyTorch's layout), y (m,n) bf16
-void xf_amx_linear_run(const void *args, void *ctx)
+// Rows ra..rz of x (ra a multiple of MR) times panels pa..pz of W, into y;
+// pad and c are the calling thread's.
+static void gemm_part(const xf_linear_args *a, const amx_ctx *l, int ra, int rz, int pa, int pz, xf_bf16 *pad,
+                      float *cs)
 {
-    const xf_linear_args *a = args;
-    amx_ctx *l = ctx;
-    if (l->few) {
-        xf_avx512bf16_linear_run(args, l->few);
-        return;
-    }
-    xf_amx_tiles_16x64();
     const size_t panel_elems = (size_t)l->kblocks * 2 * TILE;
-    for (int p0 = 0; p0 < l->panels; p0 += l->span) {
-        const int p1 = p0 + l->span < l->panels ? p0 + l->span : l->panels;
-        for (int r0 = 0; r0 < a->m; r0 += MR) {
-            const int rows = a->m - r0 < MR ? a->m - r0 : MR;
+    for (int p0 = pa; p0 < pz; p0 += l->span) {
+        const int p1 = p0 + l->span < pz ? p0 + l->span : pz;
+        for (int r0 = ra; r0 < rz; r0 += MR) {
+            const int rows = rz - r0 < MR ? rz - r0 : MR;
             const xf_bf16 *x = a->x16 + (size_t)r0 * a->k;
             size_t lda = (size_t)a->k;
             if (rows < MR || a->k != l->kpad) { // a tile would read past x's rows or row ends
-                xf_amx_pad_rows(l->pad, l->kpad, x, (size_t)a->k, rows, a->k);
-                x = l->pad, lda = (size_t)l->kpad;
+                xf_amx_pad_rows(pad, l->kpad, x, (size_t)a->k, rows, a->k);
+                x = pad, lda = (size_t)l->kpad;
             }
             for (int kb0 = 0; kb0 < l->kblocks; kb0 += l->chunk) {
                 const int kbs = l->kblocks - kb0 < l->chunk ? l->kblocks - kb0 : l->chunk;
                 for (int p = p0; p < p1; p++) {
-                    float *c = l->c + (size_t)(p - p0) * MR * NR;
+                    float *c = cs + (size_t)(p - p0) * MR * NR;
                     const xf_bf16 *w = l->bp + (size_t)p * panel_elems + (size_t)kb0 * 2 * TILE;
                     xf_amx_block(kbs, x + (size_t)kb0 * TK, lda, w, kb0 ? c : l->bias + (size_t)p * NR,
                                  kb0 ? NR * sizeof *c : 0, c, NR);
@@ -97,7 +101,40 @@ void xf_amx_linear_run(const void *args, void *ctx)
             }
         }
     }
-    xf_amx_tiles_release();
+}
+
+// x is (m,k) bf16, w (n,k) bf16 (PyTorch's layout), y (m,n) bf16
+void xf_amx_linear_run(const void *args, void *ctx)
+{
+    const xf_linear_args *a = args;
+    amx_ctx *l = ctx;
+    if (l->few) {
+        const int units = (a->n + 15) / 16; // 16 columns, as the omp family's
+#pragma omp parallel num_threads(l->threads)
+        {
+            int ja, jz;
+            xf_amx_share(units, xf_amx_thread(), xf_amx_team_size(), &ja, &jz);
+            ja *= 16, jz = jz * 16 < a->n ? jz * 16 : a->n;
+            if (ja < jz) xf_avx512bf16_linear_columns(args, l->few, ja, jz);
+        }
+        return;
+    }
+    const int row_blocks = (a->m + MR - 1) / MR;
+#pragma omp parallel num_threads(l->threads)
+    {
+        const int t = xf_amx_thread(), nt = xf_amx_team_size();
+        int ra = 0, rz = row_blocks, pa = 0, pz = l->panels; // this thread's row blocks and panels
+        if (row_blocks >= l->panels)
+            xf_amx_share(row_blocks, t, nt, &ra, &rz);
+        else
+            xf_amx_share(l->panels, t, nt, &pa, &pz);
+        if (ra < rz && pa < pz && !(l->drop_last_share && nt > 1 && t == nt - 1)) {
+            xf_amx_tiles_16x64();
+            gemm_part(a, l, ra * MR, rz * MR < a->m ? rz * MR : a->m, pa, pz, l->pad + l->pad_stride * t,
+                      l->c + l->c_stride * t);
+            xf_amx_tiles_release();
+        }
+    }
 }
 
 void xf_amx_linear_release(void *ctx)
@@ -111,10 +148,13 @@ void xf_amx_linear_release(void *ctx)
 
 // swapped: the mutant's bug, the two halves of every pair of k exchanged in
 // the packed tiles (each output then pairs x's k with W's k+1 and back).
-static int prepare(const xf_linear_args *a, void **ctx, int swapped)
+// drop_last_share: the other mutant's (amx_ctx).
+static int prepare(const xf_linear_args *a, void **ctx, int swapped, int drop_last_share)
 {
     amx_ctx *l = calloc(1, sizeof *l);
     if (!l) return -1;
+    l->threads = xf_amx_threads();
+    l->drop_last_share = drop_last_share;
     if (a->m <= XF_FEW_ROWS) {
         if (xf_avx512bf16_linear_prepare(a, &l->few)) {
             free(l);
@@ -128,11 +168,15 @@ static int prepare(const xf_linear_args *a, void **ctx, int swapped)
     l->kpad = l->kblocks * TK;
     l->bp = xf_alloc_huge(xf_amx_packed_elems(a->n, a->k) * sizeof(xf_bf16));
     l->bias = calloc((size_t)l->panels * NR, sizeof(float));
-    l->pad = aligned_alloc(64, (size_t)MR * l->kpad * sizeof(xf_bf16));
     l->chunk = xf_amx_chunk(l->kblocks);
     l->span = (int)(xf_blocking_get()->gemm_b_block / (xf_amx_packed_elems(NR, a->k) * sizeof(xf_bf16)));
+    if (l->span > l->panels) l->span = l->panels;
     if (l->span < 1) l->span = 1;
-    l->c = aligned_alloc(64, (size_t)l->panels * MR * NR * sizeof(float));
+    // whole cache lines a thread, so no two threads write one
+    l->pad_stride = (size_t)MR * l->kpad;
+    l->c_stride = (size_t)l->span * MR * NR;
+    l->pad = aligned_alloc(64, l->pad_stride * l->threads * sizeof(xf_bf16));
+    l->c = aligned_alloc(64, l->c_stride * l->threads * sizeof(float));
     if (!l->bp || !l->bias || !l->pad || !l->c) {
         xf_amx_linear_release(l);
         return -1;
@@ -143,8 +187,9 @@ static int prepare(const xf_linear_args *a, void **ctx, int swapped)
     return 0;
 }
 
-int xf_amx_linear_prepare(const void *args, void **ctx) { return prepare(args, ctx, 0); }
-int xf_amx_linear_prepare_pairs_swapped(const void *args, void **ctx) { return prepare(args, ctx, 1); }
+int xf_amx_linear_prepare(const void *args, void **ctx) { return prepare(args, ctx, 0, 0); }
+int xf_amx_linear_prepare_pairs_swapped(const void *args, void **ctx) { return prepare(args, ctx, 1, 0); }
+int xf_amx_linear_prepare_last_share_dropped(const void *args, void **ctx) { return prepare(args, ctx, 0, 1); }
 
 // lm_head: the linear with the table as its weight (xf_lm_head_as_linear).
 int xf_amx_lm_head_prepare(const void *args, void **ctx)

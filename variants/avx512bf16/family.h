@@ -26,6 +26,9 @@
 int XF_DOT_FN(linear_prepare)(const void *args, void **ctx);
 void XF_DOT_FN(linear_run)(const void *args, void *ctx);
 void XF_DOT_FN(linear_release)(void *ctx);
+// Columns j0..j1 of a decode step's linear (at most 4 rows; a context
+// prepared for such a call): the amx family's threads each run their share.
+void XF_DOT_FN(linear_columns)(const void *args, void *ctx, int j0, int j1);
 int XF_DOT_FN(lm_head_prepare)(const void *args, void **ctx);
 void XF_DOT_FN(lm_head_run)(const void *args, void *ctx);
 void XF_DOT_FN(lm_head_release)(void *ctx);

@@ -125,16 +125,19 @@ static inline __attribute__((always_inline)) void dot_rows(const int M, const xf
     }
 }
 
-static void few_rows(const xf_linear_args *a, const linear_ctx *l)
+// Output columns j0..j1 of a decode step's few rows.
+static void few_rows(const xf_linear_args *a, const linear_ctx *l, int j0, int j1)
 {
     const xf_bf16 *w = l->bp;
     switch (a->m) {
-    case 1: for (int j = 0; j < a->n; j++) dot_rows(1, a, w + (size_t)j * a->k, l->bias[j], j); break;
-    case 2: for (int j = 0; j < a->n; j++) dot_rows(2, a, w + (size_t)j * a->k, l->bias[j], j); break;
-    case 3: for (int j = 0; j < a->n; j++) dot_rows(3, a, w + (size_t)j * a->k, l->bias[j], j); break;
-    default: for (int j = 0; j < a->n; j++) dot_rows(4, a, w + (size_t)j * a->k, l->bias[j], j); break;
+    case 1: for (int j = j0; j < j1; j++) dot_rows(1, a, w + (size_t)j * a->k, l->bias[j], j); break;
+    case 2: for (int j = j0; j < j1; j++) dot_rows(2, a, w + (size_t)j * a->k, l->bias[j], j); break;
+    case 3: for (int j = j0; j < j1; j++) dot_rows(3, a, w + (size_t)j * a->k, l->bias[j], j); break;
+    default: for (int j = j0; j < j1; j++) dot_rows(4, a, w + (size_t)j * a->k, l->bias[j], j); break;
     }
 }
+
+void XF_DOT_FN(linear_columns)(const void *args, void *ctx, int j0, int j1) { few_rows(args, ctx, j0, j1); }
 
 // x is (m,k) bf16, w (n,k) bf16 (PyTorch's layout), y (m,n) bf16
 void XF_DOT_FN(linear_run)(const void *args, void *ctx)
@@ -142,7 +145,7 @@ void XF_DOT_FN(linear_run)(const void *args, void *ctx)
     const xf_linear_args *a = args;
     linear_ctx *l = ctx;
     if (l->few) {
-        few_rows(a, l);
+        few_rows(a, l, 0, a->n);
         return;
     }
     const size_t panel_bytes = (size_t)l->pairs * 2 * NR * sizeof(xf_bf16);

@@ -207,6 +207,12 @@ static const xf_variant variants[] = {
      .math_ulp = XF_SIMD_EXP_ULP, .p_bf16 = 1, .unavailable = xf_amx_family_unavailable,
      .prepare = xf_amx_attention_prepare_pairs_swapped, .run = xf_amx_attention_run,
      .release = xf_amx_attention_release},
+    // The AMX linear whose last thread skips its rows or panels: right on
+    // one thread, wrong on two (the tests that run it threaded must be).
+    {.stage = XF_LINEAR, .family = "mutant", .name = "mutant-amx-last-share-dropped", .dtype = XF_BF16,
+     .summary = "amx linear, the last thread's share left unwritten (2 or more threads)",
+     .unavailable = xf_amx_family_unavailable, .prepare = xf_amx_linear_prepare_last_share_dropped,
+     .run = xf_amx_linear_run, .release = xf_amx_linear_release},
 #endif
     XF_VARIANTS_END,
 };
