@@ -80,14 +80,11 @@ void xf_amx_pack(xf_bf16 *dst, int n, int k, const xf_bf16 *src, size_t col_stri
     for (int p = 0; p < panels; p++)
         for (int kb = 0; kb < kblocks; kb++)
             for (int half = 0; half < 2; half++, dst += TILE) {
-                const int col0 = p * NR + half * TC, kk0 = kb * TK;
-                const xf_bf16 *corner = src + (size_t)col0 * col_stride + (size_t)kk0 * k_stride;
-                if (col0 + TC > n || kk0 + TK > k)
-                    pack_tile_any(dst, col0, kk0, n, k, src, col_stride, k_stride, swapped);
-                else if (k_stride == 1)
-                    pack_tile_rows(dst, corner, col_stride, swapped);
-                else if (col_stride == 1 && !swapped)
-                    pack_tile_cols(dst, corner, k_stride);
+                const int col0 = p * NR + half * TC, kk0 = kb * TK, whole = col0 + TC <= n && kk0 + TK <= k;
+                if (whole && k_stride == 1)
+                    pack_tile_rows(dst, src + (size_t)col0 * col_stride + kk0, col_stride, swapped);
+                else if (whole && col_stride == 1 && !swapped)
+                    pack_tile_cols(dst, src + col0 + (size_t)kk0 * k_stride, k_stride);
                 else
                     pack_tile_any(dst, col0, kk0, n, k, src, col_stride, k_stride, swapped);
             }
