@@ -32,6 +32,7 @@
 #include "../avx512/vec.h"
 #include "../avx512bf16/family.h"
 #include "../isa/amx.h"
+#include "../isa/team.h"
 #include "../simd/kernel_table.h"
 #include "family.h"
 #include "tiles.h"
@@ -179,13 +180,13 @@ void xf_amx_attention_run(const void *args, void *ctx)
     const int pairs = a->batch * a->heads, blocks = (a->seq_q + MR - 1) / MR;
 #pragma omp parallel num_threads(c->threads)
     {
-        const int t = xf_amx_thread(), nt = xf_amx_team_size();
+        const int t = xf_team_thread(), nt = xf_team_size();
         head_work *w = &c->work[t];
         w->packed = -1; // K and V change from call to call
         xf_amx_tiles_16x64();
         if (pairs >= nt) {
             int pa, pz;
-            xf_amx_share(pairs, t, nt, &pa, &pz);
+            xf_team_share(pairs, t, nt, &pa, &pz);
             for (int pair = pa; pair < pz; pair++) {
                 const int b = pair / a->heads, h = pair % a->heads;
                 pack_head(a, c, w, b, h);
@@ -231,7 +232,7 @@ static int prepare(const xf_attention_args *a, void **ctx, int swapped)
     c->lds = c->keys + 64 / (int)sizeof(float);
     c->chunk = xf_amx_chunk(c->keys / TK);
     c->ldp = c->chunk * TK + 64 / (int)sizeof(xf_bf16);
-    c->threads = xf_amx_threads();
+    c->threads = xf_team_threads();
     c->work = calloc((size_t)c->threads, sizeof *c->work);
     if (!c->work) return free(c), -1;
     for (int t = 0; t < c->threads; t++) {

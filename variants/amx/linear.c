@@ -35,6 +35,7 @@
 #include "../avx512/vec.h"
 #include "../avx512bf16/family.h"
 #include "../isa/amx.h"
+#include "../isa/team.h"
 #include "../isa/blocking.h"
 #include "../isa/huge.h"
 #include "../simd/kernel_table.h"
@@ -113,7 +114,7 @@ void xf_amx_linear_run(const void *args, void *ctx)
 #pragma omp parallel num_threads(l->threads)
         {
             int ja, jz;
-            xf_amx_share(units, xf_amx_thread(), xf_amx_team_size(), &ja, &jz);
+            xf_team_share(units, xf_team_thread(), xf_team_size(), &ja, &jz);
             ja *= 16, jz = jz * 16 < a->n ? jz * 16 : a->n;
             if (ja < jz) xf_avx512bf16_linear_columns(args, l->few, ja, jz);
         }
@@ -122,12 +123,12 @@ void xf_amx_linear_run(const void *args, void *ctx)
     const int row_blocks = (a->m + MR - 1) / MR;
 #pragma omp parallel num_threads(l->threads)
     {
-        const int t = xf_amx_thread(), nt = xf_amx_team_size();
+        const int t = xf_team_thread(), nt = xf_team_size();
         int ra = 0, rz = row_blocks, pa = 0, pz = l->panels; // this thread's row blocks and panels
         if (row_blocks >= l->panels)
-            xf_amx_share(row_blocks, t, nt, &ra, &rz);
+            xf_team_share(row_blocks, t, nt, &ra, &rz);
         else
-            xf_amx_share(l->panels, t, nt, &pa, &pz);
+            xf_team_share(l->panels, t, nt, &pa, &pz);
         if (ra < rz && pa < pz && !(l->drop_last_share && nt > 1 && t == nt - 1)) {
             xf_amx_tiles_16x64();
             gemm_part(a, l, ra * MR, rz * MR < a->m ? rz * MR : a->m, pa, pz, l->pad + l->pad_stride * t,
@@ -153,7 +154,7 @@ static int prepare(const xf_linear_args *a, void **ctx, int swapped, int drop_la
 {
     amx_ctx *l = calloc(1, sizeof *l);
     if (!l) return -1;
-    l->threads = xf_amx_threads();
+    l->threads = xf_team_threads();
     l->drop_last_share = drop_last_share;
     if (a->m <= XF_FEW_ROWS) {
         if (xf_avx512bf16_linear_prepare(a, &l->few)) {

@@ -7,9 +7,6 @@
 #include <stddef.h>
 
 #include <immintrin.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "../../kernels/xf_common.h"
 
@@ -88,43 +85,6 @@ static inline void xf_amx_block(int kblocks, const xf_bf16 *a, size_t lda, const
     _tile_stored(1, c + TC, cstride);
     _tile_stored(2, c + TR * ldc, cstride);
     _tile_stored(3, c + TR * ldc + TC, cstride);
-}
-
-// The team: `--threads` sets OpenMP's count (the harness), as for the omp
-// family. AMX is a unit of each core, so each thread configures and runs
-// its own tiles. One thread where the build has no OpenMP.
-static inline int xf_amx_threads(void)
-{
-#ifdef _OPENMP
-    return omp_get_max_threads();
-#else
-    return 1;
-#endif
-}
-
-static inline int xf_amx_thread(void)
-{
-#ifdef _OPENMP
-    return omp_get_thread_num();
-#else
-    return 0;
-#endif
-}
-
-static inline int xf_amx_team_size(void)
-{
-#ifdef _OPENMP
-    return omp_get_num_threads();
-#else
-    return 1;
-#endif
-}
-
-// [*lo, *hi): part t of nt of units, in order.
-static inline void xf_amx_share(int units, int t, int nt, int *lo, int *hi)
-{
-    *lo = (int)((long)units * t / nt);
-    *hi = (int)((long)units * (t + 1) / nt);
 }
 
 #endif

@@ -37,7 +37,7 @@ int xf_omp_decode_attention_prepare(const void *args, void **ctx)
     decode_ctx *c = calloc(1, sizeof *c);
     if (!c) return -1;
     c->k = xf_simd_widest_kernels();
-    c->threads = xf_omp_threads();
+    c->threads = xf_team_threads();
     const int rows = a->batch * a->seq_q;
     c->chunks = 1;
     if (rows < c->threads) {
@@ -77,7 +77,7 @@ void xf_omp_decode_attention_run(const void *args, void *ctx)
             const int j0 = ch * chunk_keys, j1 = j0 + chunk_keys < a->seq_k ? j0 + chunk_keys : a->seq_k;
             float *ml = c->ml + (size_t)it * 2 * H;
             c->k->attend_heads(a, row / a->seq_q, row % a->seq_q, j0, j1 > j0 ? j1 : j0,
-                               c->scores[xf_omp_thread()], c->o + (size_t)it * H * dk, ml, ml + H);
+                               c->scores[xf_team_thread()], c->o + (size_t)it * H * dk, ml, ml + H);
         }
         // (the barrier after the loop publishes every partial)
 #pragma omp for schedule(static)

@@ -16,7 +16,7 @@ int xf_omp_embed_prepare(const void *args, void **ctx)
     embed_ctx *e = calloc(1, sizeof *e);
     if (!e) return -1;
     e->k = xf_simd_widest_kernels();
-    e->threads = xf_omp_threads();
+    e->threads = xf_team_threads();
     if (e->k->embed_prepare(args, &e->simd_ctx) != 0) return free(e), -1;
     *ctx = e;
     return 0;

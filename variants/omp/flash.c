@@ -39,7 +39,7 @@ int xf_omp_flash_prepare(const void *args, void **ctx)
         return 0;
     }
     c->k = xf_simd_widest_kernels();
-    c->threads = xf_omp_threads();
+    c->threads = xf_team_threads();
     c->kv_floats = c->k->flash_kv_floats(a->seq_k, a->dk);
     c->tiles = c->k->flash_tiles(a->seq_k);
     c->kv = malloc(c->kv_floats * sizeof(float) * (size_t)a->batch * a->heads + 64);
@@ -79,7 +79,7 @@ void xf_omp_flash_run(const void *args, void *ctx)
             for (int h = 0; h < a->heads; h++)
                 for (int qb = 0; qb < blocks; qb++)
                     c->k->flash_block(a, c->kv + ((size_t)b * a->heads + h) * c->kv_floats,
-                                      c->visible + (size_t)b * c->tiles, c->ws[xf_omp_thread()], b, h,
+                                      c->visible + (size_t)b * c->tiles, c->ws[xf_team_thread()], b, h,
                                       qb * br);
     }
 }

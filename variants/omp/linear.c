@@ -35,7 +35,7 @@ int xf_omp_linear_prepare(const void *args, void **ctx)
     linear_ctx *l = calloc(1, sizeof *l);
     if (!l) return -1;
     l->k = xf_simd_widest_kernels();
-    l->threads = xf_omp_threads();
+    l->threads = xf_team_threads();
     if (a->m <= XF_FEW_ROWS) { // a decode step: weights copied as they are into huge pages
         l->few_rows = 1;
         if (!(l->bp = xf_alloc_huge((size_t)a->n * a->k * sizeof(float)))) {
@@ -73,8 +73,9 @@ void xf_omp_linear_run(const void *args, void *ctx)
         in_place.w = l->bp;
 #pragma omp parallel num_threads(l->threads)
         {
-            const int t = xf_omp_thread(), nt = xf_omp_team_size();
-            const int ja = (int)((long)units * t / nt) * 16, jz = (int)((long)units * (t + 1) / nt) * 16;
+            int ja, jz;
+            xf_team_share(units, xf_team_thread(), xf_team_size(), &ja, &jz);
+            ja *= 16, jz *= 16;
             if (ja < jz) k->linear_rows(&in_place, ja, jz < a->n ? jz : a->n);
         }
         return;
@@ -87,15 +88,14 @@ void xf_omp_linear_run(const void *args, void *ctx)
     const int panels = (a->n + k->gemm_nr - 1) / k->gemm_nr, row_panels = (a->m + mr - 1) / mr;
 #pragma omp parallel num_threads(l->threads)
     {
-        const int t = xf_omp_thread(), nt = xf_omp_team_size();
+        const int t = xf_team_thread(), nt = xf_team_size();
         int ra = 0, rz = a->m, pa = 0, pz = panels; // this thread's rows and B panels
         if (row_panels >= panels) {
-            ra = (int)((long)row_panels * t / nt) * mr;
-            rz = (int)((long)row_panels * (t + 1) / nt) * mr;
+            xf_team_share(row_panels, t, nt, &ra, &rz);
+            ra *= mr, rz *= mr;
             rz = rz < a->m ? rz : a->m;
         } else {
-            pa = (int)((long)panels * t / nt);
-            pz = (int)((long)panels * (t + 1) / nt);
+            xf_team_share(panels, t, nt, &pa, &pz);
         }
         if (ra < rz && pa < pz)
             k->gemm_part(a->n, a->k, a->x, a->k, l->bp, l->bias, a->relu, a->y, a->n, ra, rz, pa, pz);

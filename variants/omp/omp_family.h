@@ -2,17 +2,17 @@
 // the boundaries where threads share nothing they write (GEMM tiles, rows,
 // flash query blocks), each piece run by the widest SIMD family this CPU
 // allows (avx512, else avx2: variants/simd/kernel_table.h). The thread
-// count is OpenMP's (xfbench --threads), read at prepare time.
+// count is OpenMP's (xfbench --threads), read at prepare time
+// (variants/isa/team.h).
 #ifndef XF_OMP_FAMILY_H
 #define XF_OMP_FAMILY_H
 
+#include "../isa/team.h"
 #include "../simd/kernel_table.h"
 
 // Why the family cannot run here (no SIMD kernels may), or NULL; its
 // kernels are then xf_simd_widest_kernels().
 const char *xf_omp_unavailable(void);
-// Threads a run will use: omp_get_max_threads() (1 without OpenMP).
-int xf_omp_threads(void);
 // One buffer of `floats` floats per thread, 64-byte aligned, in one block
 // (each rounded to whole cache lines, so threads never share a line);
 // xf_omp_buffer(b, t) is thread t's.
@@ -22,9 +22,6 @@ typedef struct {
 } xf_omp_buffers;
 int xf_omp_buffers_new(xf_omp_buffers *b, int threads, size_t floats);
 float *xf_omp_buffer(const xf_omp_buffers *b, int thread);
-int xf_omp_thread(void);
-// Threads in the calling team (1 outside a parallel region).
-int xf_omp_team_size(void);
 
 int xf_omp_linear_prepare(const void *args, void **ctx);
 void xf_omp_linear_run(const void *args, void *ctx);

@@ -18,7 +18,7 @@ static int rows_prepare(size_t row_floats, void **ctx)
     rows_ctx *r = calloc(1, sizeof *r);
     if (!r) return -1;
     r->k = xf_simd_widest_kernels();
-    r->threads = xf_omp_threads();
+    r->threads = xf_team_threads();
     if (xf_omp_buffers_new(&r->rows, r->threads, row_floats) != 0) return free(r), -1;
     *ctx = r;
     return 0;
@@ -59,7 +59,7 @@ void xf_omp_softmax_run(const void *args, void *ctx)
 #pragma omp parallel for schedule(dynamic) num_threads(r->threads)
     for (size_t r0 = 0; r0 < rows; r0 += chunk)
         r->k->softmax_rows(a, r0, r0 + chunk < rows ? r0 + chunk : rows,
-                           xf_omp_buffer(&r->rows, xf_omp_thread()), stream);
+                           xf_omp_buffer(&r->rows, xf_team_thread()), stream);
 }
 
 // x, r, y are (rows,d)
@@ -72,7 +72,7 @@ void xf_omp_add_layernorm_run(const void *args, void *ctx)
 #pragma omp parallel for schedule(dynamic) num_threads(r->threads)
     for (int r0 = 0; r0 < a->rows; r0 += chunk)
         r->k->add_layernorm_rows(a, r0, r0 + chunk < a->rows ? r0 + chunk : a->rows,
-                                 xf_omp_buffer(&r->rows, xf_omp_thread()), stream);
+                                 xf_omp_buffer(&r->rows, xf_team_thread()), stream);
 }
 
 // x, y are (rows,d)

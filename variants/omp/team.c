@@ -1,42 +1,11 @@
 // Choosing the kernels and the per-thread buffers of the omp family.
 #include <stdlib.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 #include "omp_family.h"
 
 const char *xf_omp_unavailable(void)
 {
     return xf_simd_widest_kernels() ? NULL : "needs the avx2 or avx512 kernels, which cannot run here";
-}
-
-int xf_omp_threads(void)
-{
-#ifdef _OPENMP
-    return omp_get_max_threads();
-#else
-    return 1;
-#endif
-}
-
-int xf_omp_thread(void)
-{
-#ifdef _OPENMP
-    return omp_get_thread_num();
-#else
-    return 0;
-#endif
-}
-
-int xf_omp_team_size(void)
-{
-#ifdef _OPENMP
-    return omp_get_num_threads();
-#else
-    return 1;
-#endif
 }
 
 int xf_omp_buffers_new(xf_omp_buffers *b, int threads, size_t floats)
