@@ -3,7 +3,9 @@
 // - S = Q K^T is the linear's product with K as the weight: K (seq_k, dk)
 //   packed as an (n = keys, k = dk) W into pair tiles (tiles.h), the
 //   query rows read in place by strided tile loads, 32 rows by 32 keys a
-//   block of four accumulator tiles.
+//   block of four accumulator tiles. The packed K and V are loaded plainly
+//   (XF_AMX_B_KEPT, tiles.h), not streamed as the linear's W: every query
+//   block of the head reads them again.
 // - Each row's max of its visible raw scores; then, chunk by chunk of
 //   keys (xf_amx_chunk: a chunk of P fills at most 3/4 of the L1), the
 //   row's exps against that max in fp32 (row_exp, as the fused fp32
@@ -123,8 +125,8 @@ static void attend_block(const xf_attention_args *a, const attention_ctx *c, hea
         q = w->q, ldq = (size_t)c->dkpad;
     }
     for (int kb = 0; kb < key_blocks; kb++) // 32 keys a block (NR == TK)
-        xf_amx_block(dk_blocks, q, ldq, w->kp + (size_t)kb * dk_blocks * 2 * TILE, NULL, 0, w->s + kb * NR,
-                     (size_t)c->lds);
+        xf_amx_block(dk_blocks, q, ldq, w->kp + (size_t)kb * dk_blocks * 2 * TILE, XF_AMX_B_KEPT, NULL, 0,
+                     w->s + kb * NR, (size_t)c->lds);
     const uint8_t *pad = a->key_pad ? a->key_pad + (size_t)b * a->seq_k : NULL;
     const xv log2e_scale = xv_set1(1.4426950408889634f / sqrtf((float)dk));
     int n_vis[MR];
@@ -144,8 +146,8 @@ static void attend_block(const xf_attention_args *a, const attention_ctx *c, hea
                     w->p + (size_t)r * c->ldp, &sum[r]);
         for (int pan = 0; pan < panels; pan++) {
             float *o = w->o + (size_t)pan * MR * NR;
-            xf_amx_block(kbs, w->p, (size_t)c->ldp, w->vp + pan * v_panel + (size_t)kb0 * 2 * TILE, kb0 ? o : NULL,
-                         kb0 ? NR * sizeof *o : 0, o, NR);
+            xf_amx_block(kbs, w->p, (size_t)c->ldp, w->vp + pan * v_panel + (size_t)kb0 * 2 * TILE, XF_AMX_B_KEPT,
+                         kb0 ? o : NULL, kb0 ? NR * sizeof *o : 0, o, NR);
         }
     }
     float inv[MR];

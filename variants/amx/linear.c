@@ -92,8 +92,8 @@ static void gemm_part(const xf_linear_args *a, const amx_ctx *l, int ra, int rz,
                 for (int p = p0; p < p1; p++) {
                     float *c = cs + (size_t)(p - p0) * MR * NR;
                     const xf_bf16 *w = l->bp + (size_t)p * panel_elems + (size_t)kb0 * 2 * TILE;
-                    xf_amx_block(kbs, x + (size_t)kb0 * TK, lda, w, kb0 ? c : l->bias + (size_t)p * NR,
-                                 kb0 ? NR * sizeof *c : 0, c, NR);
+                    xf_amx_block(kbs, x + (size_t)kb0 * TK, lda, w, XF_AMX_B_STREAMED,
+                                 kb0 ? c : l->bias + (size_t)p * NR, kb0 ? NR * sizeof *c : 0, c, NR);
                     if (kb0 + kbs == l->kblocks) {
                         const int cols = a->n - p * NR < NR ? a->n - p * NR : NR;
                         store(c, a->relu, a->y16 + (size_t)r0 * a->n + (size_t)p * NR, a->n, rows, cols);

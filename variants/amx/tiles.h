@@ -48,13 +48,22 @@ int xf_amx_chunk(int kblocks);
 // every row (c0_stride 0: the bias), or NULL for zeros. Each source tile
 // is reloaded as soon as its last tdpbf16ps of the step has been issued
 // (the tile registers are not renamed: a load into a source tile waits
-// for the instructions reading it), and W's tiles with the non-temporal
-// hint (tileloaddt1: x's rows, reused by every panel, stay in L1).
-// Measured on a Xeon (KVM, AMX), scratch loop over 48 panels x 16 row
-// blocks at k 512: 34-37% of the AMX roof loaded in order, 46-50% so.
+// for the instructions reading it). Measured on a Xeon (KVM, AMX),
+// scratch loop over 48 panels x 16 row blocks at k 512: 34-37% of the AMX
+// roof loaded in order, 46-50% so. b's tiles are loaded per b_hint:
+// - XF_AMX_B_STREAMED, the non-temporal hint (tileloaddt1), for the
+//   linear's W: x's rows, reused by every panel, stay in L1 (same Xeon,
+//   seq 512, 1 thread, against plain loads: QKV 0.73-0.77 ms against
+//   0.82-0.90, FFN1 1.10-1.15 against 1.15-1.20; FFN2, k 2048, 1.07-1.12
+//   against 0.98-1.06, left streamed with the others);
+// - XF_AMX_B_KEPT, plain tileloadd, for the attention's packed K and V,
+//   which every query block of the head reads again: at seq 2048 (256
+//   KiB each a head) 26.3-28.1 ms streamed against 22.2-23.4 kept (S
+//   45 -> 35 and P V 39 -> 28 thousand TSC cycles a query block).
 // Needs the tiles configured (xf_amx_tiles_16x64).
-static inline void xf_amx_block(int kblocks, const xf_bf16 *a, size_t lda, const xf_bf16 *b, const float *c0,
-                                size_t c0_stride, float *c, size_t ldc)
+typedef enum { XF_AMX_B_STREAMED, XF_AMX_B_KEPT } xf_amx_b_hint;
+static inline void xf_amx_block(int kblocks, const xf_bf16 *a, size_t lda, const xf_bf16 *b, xf_amx_b_hint b_hint,
+                                const float *c0, size_t c0_stride, float *c, size_t ldc)
 {
     const size_t stride = lda * sizeof *a, wstride = TC * 2 * sizeof *b, cstride = ldc * sizeof *c;
     if (c0) {
@@ -70,15 +79,23 @@ static inline void xf_amx_block(int kblocks, const xf_bf16 *a, size_t lda, const
         _tile_zero(3);
     }
     _tile_loadd(4, a, stride);
-    _tile_stream_loadd(6, b, wstride);
+    const int kept = b_hint == XF_AMX_B_KEPT;
+    if (kept)
+        _tile_loadd(6, b, wstride);
+    else
+        _tile_stream_loadd(6, b, wstride);
     for (int kb = 0; kb < kblocks; kb++, a += TK, b += 2 * TILE) {
-        _tile_stream_loadd(7, b + TILE, wstride);
+        if (kept)
+            _tile_loadd(7, b + TILE, wstride);
+        else
+            _tile_stream_loadd(7, b + TILE, wstride);
         _tile_dpbf16ps(0, 4, 6);
         _tile_loadd(5, a + TR * lda, stride);
         _tile_dpbf16ps(1, 4, 7);
         if (kb + 1 < kblocks) _tile_loadd(4, a + TK, stride);
         _tile_dpbf16ps(2, 5, 6);
-        if (kb + 1 < kblocks) _tile_stream_loadd(6, b + 2 * TILE, wstride);
+        if (kb + 1 < kblocks && kept) _tile_loadd(6, b + 2 * TILE, wstride);
+        if (kb + 1 < kblocks && !kept) _tile_stream_loadd(6, b + 2 * TILE, wstride);
         _tile_dpbf16ps(3, 5, 7);
     }
     _tile_stored(0, c, cstride);
