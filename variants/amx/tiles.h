@@ -58,10 +58,18 @@ int xf_amx_chunk(int kblocks);
 //   against 0.98-1.06, left streamed with the others);
 // - XF_AMX_B_KEPT, plain tileloadd, for the attention's packed K and V,
 //   which every query block of the head reads again: at seq 2048 (256
-//   KiB each a head) 26.3-28.1 ms streamed against 22.2-23.4 kept (S
-//   45 -> 35 and P V 39 -> 28 thousand TSC cycles a query block).
+//   KiB each a head), 1 thread, 27.2-27.9 ms streamed against 22.1-23.1
+//   kept (docs/performance.md).
 // Needs the tiles configured (xf_amx_tiles_16x64).
 typedef enum { XF_AMX_B_STREAMED, XF_AMX_B_KEPT } xf_amx_b_hint;
+// A macro: the tile number must reach the instruction as a constant.
+#define XF_AMX_LOAD_B(tile, src, stride, kept)                                                                  \
+    do {                                                                                                       \
+        if (kept)                                                                                              \
+            _tile_loadd(tile, src, stride);                                                                    \
+        else                                                                                                   \
+            _tile_stream_loadd(tile, src, stride);                                                             \
+    } while (0)
 static inline void xf_amx_block(int kblocks, const xf_bf16 *a, size_t lda, const xf_bf16 *b, xf_amx_b_hint b_hint,
                                 const float *c0, size_t c0_stride, float *c, size_t ldc)
 {
@@ -80,22 +88,15 @@ static inline void xf_amx_block(int kblocks, const xf_bf16 *a, size_t lda, const
     }
     _tile_loadd(4, a, stride);
     const int kept = b_hint == XF_AMX_B_KEPT;
-    if (kept)
-        _tile_loadd(6, b, wstride);
-    else
-        _tile_stream_loadd(6, b, wstride);
+    XF_AMX_LOAD_B(6, b, wstride, kept);
     for (int kb = 0; kb < kblocks; kb++, a += TK, b += 2 * TILE) {
-        if (kept)
-            _tile_loadd(7, b + TILE, wstride);
-        else
-            _tile_stream_loadd(7, b + TILE, wstride);
+        XF_AMX_LOAD_B(7, b + TILE, wstride, kept);
         _tile_dpbf16ps(0, 4, 6);
         _tile_loadd(5, a + TR * lda, stride);
         _tile_dpbf16ps(1, 4, 7);
         if (kb + 1 < kblocks) _tile_loadd(4, a + TK, stride);
         _tile_dpbf16ps(2, 5, 6);
-        if (kb + 1 < kblocks && kept) _tile_loadd(6, b + 2 * TILE, wstride);
-        if (kb + 1 < kblocks && !kept) _tile_stream_loadd(6, b + 2 * TILE, wstride);
+        if (kb + 1 < kblocks) XF_AMX_LOAD_B(6, b + 2 * TILE, wstride, kept);
         _tile_dpbf16ps(3, 5, 7);
     }
     _tile_stored(0, c, cstride);
