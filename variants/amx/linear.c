@@ -110,29 +110,22 @@ void xf_amx_linear_run(const void *args, void *ctx)
     const xf_linear_args *a = args;
     amx_ctx *l = ctx;
     if (l->few) {
-        const int units = (a->n + 15) / 16; // 16 columns, as the omp family's
 #pragma omp parallel num_threads(l->threads)
         {
-            int ja, jz;
-            xf_team_share(units, xf_team_thread(), xf_team_size(), &ja, &jz);
-            ja *= 16, jz = jz * 16 < a->n ? jz * 16 : a->n;
+            int ja, jz; // 16 columns a unit, as the omp family's
+            xf_team_columns(a->n, 16, xf_team_thread(), xf_team_size(), &ja, &jz);
             if (ja < jz) xf_avx512bf16_linear_columns(args, l->few, ja, jz);
         }
         return;
     }
-    const int row_blocks = (a->m + MR - 1) / MR;
 #pragma omp parallel num_threads(l->threads)
     {
         const int t = xf_team_thread(), nt = xf_team_size();
-        int ra = 0, rz = row_blocks, pa = 0, pz = l->panels; // this thread's row blocks and panels
-        if (row_blocks >= l->panels)
-            xf_team_share(row_blocks, t, nt, &ra, &rz);
-        else
-            xf_team_share(l->panels, t, nt, &pa, &pz);
+        int ra, rz, pa, pz; // this thread's rows and panels
+        xf_team_gemm_part(a->m, MR, l->panels, t, nt, &ra, &rz, &pa, &pz);
         if (ra < rz && pa < pz && !(l->drop_last_share && nt > 1 && t == nt - 1)) {
             xf_amx_tiles_16x64();
-            gemm_part(a, l, ra * MR, rz * MR < a->m ? rz * MR : a->m, pa, pz, l->pad + l->pad_stride * t,
-                      l->c + l->c_stride * t);
+            gemm_part(a, l, ra, rz, pa, pz, l->pad + l->pad_stride * t, l->c + l->c_stride * t);
             xf_amx_tiles_release();
         }
     }

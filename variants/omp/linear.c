@@ -68,15 +68,13 @@ void xf_omp_linear_run(const void *args, void *ctx)
     if (l->few_rows) {
         // Each thread its share of the output columns (16 at a time):
         // every weight row is read by one thread only, once.
-        const int units = (a->n + 15) / 16;
         xf_linear_args in_place = *a;
         in_place.w = l->bp;
 #pragma omp parallel num_threads(l->threads)
         {
             int ja, jz;
-            xf_team_share(units, xf_team_thread(), xf_team_size(), &ja, &jz);
-            ja *= 16, jz *= 16;
-            if (ja < jz) k->linear_rows(&in_place, ja, jz < a->n ? jz : a->n);
+            xf_team_columns(a->n, 16, xf_team_thread(), xf_team_size(), &ja, &jz);
+            if (ja < jz) k->linear_rows(&in_place, ja, jz);
         }
         return;
     }
@@ -84,19 +82,11 @@ void xf_omp_linear_run(const void *args, void *ctx)
         k->gemm_k0(a->m, a->n, l->bias, a->relu, a->y, a->n);
         return;
     }
-    const int mr = k->gemm_mr;
-    const int panels = (a->n + k->gemm_nr - 1) / k->gemm_nr, row_panels = (a->m + mr - 1) / mr;
+    const int panels = (a->n + k->gemm_nr - 1) / k->gemm_nr;
 #pragma omp parallel num_threads(l->threads)
     {
-        const int t = xf_team_thread(), nt = xf_team_size();
-        int ra = 0, rz = a->m, pa = 0, pz = panels; // this thread's rows and B panels
-        if (row_panels >= panels) {
-            xf_team_share(row_panels, t, nt, &ra, &rz);
-            ra *= mr, rz *= mr;
-            rz = rz < a->m ? rz : a->m;
-        } else {
-            xf_team_share(panels, t, nt, &pa, &pz);
-        }
+        int ra, rz, pa, pz; // this thread's rows and B panels
+        xf_team_gemm_part(a->m, k->gemm_mr, panels, xf_team_thread(), xf_team_size(), &ra, &rz, &pa, &pz);
         if (ra < rz && pa < pz)
             k->gemm_part(a->n, a->k, a->x, a->k, l->bp, l->bias, a->relu, a->y, a->n, ra, rz, pa, pz);
     }
