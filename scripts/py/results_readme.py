@@ -84,12 +84,18 @@ def read_text(path):
 
 
 def roofs(d):
-    """FMA and bf16 roofs on 1 thread and the DRAM triad, from machine.txt or peak.txt."""
+    """FMA roof, GEMM tile ceiling and bf16 roof on 1 thread and the DRAM triad, from machine.txt or
+    peak.txt."""
     text = read_text(os.path.join(d, "machine.txt")) + read_text(os.path.join(d, "peak.txt"))
     fma = re.search(r"peak: FMA ([\d.]+) GFLOP/s on 1 thread \((\w+)\)", text)
     bf16 = re.search(r"peak: bf16 dot product ([\d.]+) GFLOP/s on 1 thread", text)
     dram = re.search(r"DRAM triad ([\d.]+) GB/s on 1", text)
+    # `xfbench peak`'s GEMM tile in L1 of the family that set the FMA roof: the most its GEMM and
+    # attention can reach, as a share of that roof
+    tile = re.search(r"GEMM tile in L1 [\d.]+ GFLOP/s, ([\d.]+) of the FMA loop: the ceiling of "
+                     + (re.escape(fma.group(2)) if fma else "-") + "'s", text)
     return (f"{float(fma.group(1)):.0f} ({fma.group(2)})" if fma else "-",
+            f"{float(tile.group(1)) * 100:.0f}%" if tile else "-",
             f"{float(bf16.group(1)):.0f}" if bf16 else "-", f"{float(dram.group(1)):.1f}" if dram else "-")
 
 
@@ -186,16 +192,18 @@ def side_by_side(root, machines, rows_of):
            "(avx2, avx512, omp) and of the peers (OpenBLAS, oneDNN, libxsmm); attention: seq 2048, 8",
            "heads, dk 64, not causal, useful FLOPs; the full pass (6+6 layers, seq 512) against",
            "PyTorch's fastest path; decoding at batch 1 (tokens/s, fastest variant). A dash: not",
-           "measured there. Where each figure comes from: the machine's section below.", "",
-           "| machine | CPU | FMA roof | bf16 roof | DRAM triad | GEMM ours | GEMM peer | attention ours |"
-           " attention peer | full pass vs PyTorch | decoding batch 1 |",
-           "|---|---|---|---|---|---|---|---|---|---|---|"]
+           "measured there. Tile ceiling: the FMA roof family's GEMM micro-kernel with its operands in L1,",
+           "as a share of the FMA roof (`xfbench peak`): no GEMM or attention of that family passes it.",
+           "Where each figure comes from: the machine's section below.", "",
+           "| machine | CPU | FMA roof | tile ceiling | bf16 roof | DRAM triad | GEMM ours | GEMM peer |"
+           " attention ours | attention peer | full pass vs PyTorch | decoding batch 1 |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for m in machines:
         d, rows = os.path.join(root, m), rows_of[m]
         cpu = ", ".join(sorted({r.get("cpu", "") for r in rows} - {""})) or "-"
-        fma, bf16, dram = roofs(d)
+        fma, tile, bf16, dram = roofs(d)
         g, a = gemm(rows), attention(rows)
-        out.append(f"| {m} | {cpu} | {fma} | {bf16} | {dram} | {best_pct(g, OURS)} | {best_pct(g, PEERS)} | "
+        out.append(f"| {m} | {cpu} | {fma} | {tile} | {bf16} | {dram} | {best_pct(g, OURS)} | {best_pct(g, PEERS)} | "
                    f"{best_pct(a, OURS)} | {best_pct(a, PEERS)} | {vs_torch(d, rows)} | {decoding(d, rows)} |")
     return out + [""]
 

@@ -17,6 +17,7 @@ static const xf_variant variants[] = {XF_SIMD_VARIANTS(ENTRY_) XF_VARIANTS_END};
 
 const xf_family XF_FAMILY_VAR = {.name = XF_FAMILY_NAME, .cflags = XF_FAMILY_CFLAGS,
                                  .variants = variants, .fma_gflops = XF_FN(fma_gflops),
+                                 .tile_gflops = XF_FN(tile_gflops),
                                  .triad = XF_FN(triad), .read = XF_FN(read), .isa = XF_FAMILY_ISA, .gemm_nr = XF_GEMM_NR,
                                  .emulated = XF_IS_EMULATED};
 

@@ -56,6 +56,8 @@ float XF_FN(exp_sum)(float *t, int n, float max);
 // Sustained fp32 FMA GFLOP/s of this family's vectors on the calling
 // thread, measured for about `seconds`.
 double XF_FN(fma_gflops)(double seconds);
+// The same of the GEMM micro-kernel with its operands in L1 (peak.c).
+double XF_FN(tile_gflops)(double seconds);
 // One STREAM-triad pass a = b + 3 c (n a multiple of XV_W, aligned arrays);
 // stream: non-temporal stores.
 void XF_FN(triad)(float *a, const float *b, const float *c, long n, int stream);
