@@ -187,19 +187,20 @@ static void fma_plausible(FILE *log, const xf_family *f, double gflops, double g
 }
 
 // What the family's GEMM micro-kernel sustains with its operands in L1,
-// against its FMA loop (`fma`): the share of the FMA roof its GEMM and
+// against its FMA loop (`fma`; amx: its block of tiles against the AMX
+// roof): the share of the FMA roof its GEMM and
 // attention rows could reach at best. Printed, not kept: %peak stays
 // against the FMA roof, which is what the issue targets are set against.
 static void tile_ceiling(FILE *log, const xf_family *f, double fma, double seconds)
 {
     if (!f->tile_gflops) return;
     const double tile = rate_on(f->tile_gflops, 1, seconds);
-    fprintf(log, "    GEMM tile in L1 %.1f GFLOP/s, %.2f of the FMA loop: the ceiling of %s's GEMM and attention\n", tile,
-            tile / fma, f->name);
+    fprintf(log, "    GEMM tile in L1 %.1f GFLOP/s, %.2f of the %s loop: the ceiling of %s's GEMM and attention\n", tile,
+            tile / fma, strcmp(f->name, "amx") ? "FMA" : "AMX", f->name);
     // The tile does the FMA loop's work and more: faster, the loop was
     // slowed (a neighbour, a clock change) and every row's %peak is high.
     if (tile > 1.05 * fma)
-        fprintf(log, "warning: %s's GEMM tile outran its FMA loop: the FMA roof was measured low\n", f->name);
+        fprintf(log, "warning: %s's GEMM tile outran its roof loop: the roof was measured low\n", f->name);
 }
 
 // The FMA roofs on 1 and all threads: the best SIMD family's vectors;
@@ -268,6 +269,8 @@ static void measure_amx(xf_peak *p, double seconds, FILE *log)
     if (log)
         fprintf(log, "bf16 AMX  %14.1f GFLOP/s %10.1f GFLOP/s (%d threads; tdpbf16ps: the roof of rows that run on AMX)\n",
                 p->amx_1, p->amx_all, p->procs);
+    const xf_family *amx = xf_registry_find_family("amx");
+    if (log && amx && p->amx_1 > 0) tile_ceiling(log, amx, p->amx_1, seconds);
 }
 
 // The triad and read-only bandwidths of every memory level, on 1 and all threads.

@@ -60,8 +60,9 @@ typedef struct {
     // `seconds` (NULL for the others), and the instruction set it needs
     // (xf_isa, variants/isa/isa.h).
     double (*fma_gflops)(double seconds);
-    // SIMD families: the GEMM micro-kernel's GFLOP/s with its operands in
-    // L1, the ceiling of their GEMM and attention (NULL for the others).
+    // SIMD families and amx: the GEMM micro-kernel's (amx: its block of
+    // four tiles') GFLOP/s with its operands in L1, the ceiling of their
+    // GEMM and attention (NULL for the others).
     double (*tile_gflops)(double seconds);
     // One STREAM-triad pass a = b + 3 c in its vectors (n a multiple of 16,
     // 64-byte aligned arrays; stream: non-temporal stores), for the memory

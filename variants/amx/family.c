@@ -6,6 +6,7 @@
 #include "../avx512bf16/family.h"
 #include "../isa/amx.h"
 #include "../simd/kernel_table.h"
+#include "tiles.h"
 
 const char *xf_amx_family_unavailable(void)
 {
@@ -37,4 +38,5 @@ static const xf_variant variants[] = {
 static xf_bf16_arith computes_with_amx(void) { return XF_ARITH_AMX; }
 
 const xf_family xf_family_amx = {.name = "amx", .cflags = XF_FAMILY_CFLAGS, .variants = variants,
-                                 .isa = XF_ISA_AVX512BF16, .bf16_arith = computes_with_amx};
+                                 .isa = XF_ISA_AVX512BF16, .bf16_arith = computes_with_amx,
+                                 .tile_gflops = xf_amx_block_gflops};

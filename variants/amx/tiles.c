@@ -1,9 +1,13 @@
-// Packing for the amx family's tiles (tiles.h).
+// Packing for the amx family's tiles (tiles.h), and the ceiling of their
+// block.
 #include "tiles.h"
 
+#include <stdlib.h>
 #include <string.h>
 
+#include "../isa/amx.h"
 #include "../isa/caches.h"
+#include "../isa/clock.h"
 
 int xf_amx_chunk(int kblocks)
 {
@@ -97,4 +101,41 @@ void xf_amx_pad_rows(xf_bf16 *dst, int kpad, const xf_bf16 *src, size_t lds, int
         if (have) memcpy(dst, src + (size_t)i * lds, (size_t)have * sizeof *dst);
         memset(dst + have, 0, (size_t)(kpad - have) * sizeof *dst);
     }
+}
+
+// xf_amx_block on operands kept in L1 (x's rows and one packed panel
+// filling at most 3/4 of the L1d, as xf_amx_chunk sizes x's rows alone; C
+// loaded and stored by every call, as in the linear's k chunks): what the
+// family's GEMMs could reach if W never had to come from L2. On a Xeon
+// (KVM, AMX exposed) 0.77-0.79 of the AMX roof at 8 blocks of k, 0.62-0.63
+// at 16 (64 KiB of operands, past the 48 KiB L1; docs/performance.md).
+double xf_amx_block_gflops(double seconds)
+{
+    if (xf_amx_unavailable()) return 0.0;
+    int kblocks = (int)(xf_caches_get()->l1d * 3 / 4 / ((MR + NR) * TK * sizeof(xf_bf16)));
+    if (kblocks < 1) kblocks = 1;
+    const size_t a_elems = (size_t)MR * kblocks * TK, b_elems = (size_t)kblocks * 2 * TILE;
+    xf_bf16 *a = aligned_alloc(64, a_elems * sizeof *a), *b = aligned_alloc(64, b_elems * sizeof *b);
+    float *c = aligned_alloc(64, (size_t)MR * NR * sizeof *c);
+    if (!a || !b || !c) {
+        free(a), free(b), free(c);
+        return 0.0;
+    }
+    // Zeros: tdpbf16ps takes as long on any operands (it flushes
+    // denormals), and C stays finite.
+    memset(a, 0, a_elems * sizeof *a), memset(b, 0, b_elems * sizeof *b), memset(c, 0, (size_t)MR * NR * sizeof *c);
+    xf_amx_tiles_16x64();
+    const long batch = 1024;
+    long calls = 0;
+    const double t0 = xf_now_ns();
+    double t1;
+    do {
+        for (long i = 0; i < batch; i++) xf_amx_block(kblocks, a, (size_t)kblocks * TK, b, XF_AMX_B_KEPT, c, NR, c, NR);
+        calls += batch;
+        t1 = xf_now_ns();
+    } while (t1 - t0 < seconds * 1e9);
+    xf_amx_tiles_release();
+    free(a), free(b), free(c);
+    // Four tdpbf16ps a block of k: 16 x 16 outputs, 32 products each.
+    return 4.0 * kblocks * TR * TC * TK * 2 * (double)calls / (t1 - t0);
 }

@@ -42,6 +42,11 @@ void xf_amx_pad_rows(xf_bf16 *dst, int kpad, const xf_bf16 *src, size_t lds, int
 // 0.79-0.81.)
 int xf_amx_chunk(int kblocks);
 
+// GFLOP/s of xf_amx_block with its operands in L1, on the calling thread
+// (0 where AMX does not run): the ceiling `xfbench peak` prints beside the
+// AMX roof.
+double xf_amx_block_gflops(double seconds);
+
 // c (MR x NR fp32, row stride ldc) = c0 + a b: a is MR rows of x (row
 // stride lda elements), b one packed panel, kblocks blocks of k; c0 is c
 // (c0_stride ldc * 4 bytes: a k chunk after the first), a row repeated on
