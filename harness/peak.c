@@ -188,9 +188,9 @@ static void fma_plausible(FILE *log, const xf_family *f, double gflops, double g
 
 // What the family's GEMM micro-kernel sustains with its operands in L1,
 // against its FMA loop (`fma`; amx: its block of tiles against the AMX
-// roof): the share of the FMA roof its GEMM and
-// attention rows could reach at best. Printed, not kept: %peak stays
-// against the FMA roof, which is what the issue targets are set against.
+// roof): the share of the roof its GEMM and attention rows could reach at
+// best. Printed, not kept: %peak stays against the roof, the measure the
+// project's targets are set in.
 static void tile_ceiling(FILE *log, const xf_family *f, double fma, double seconds)
 {
     if (!f->tile_gflops) return;

@@ -63,7 +63,7 @@ double XF_FN(tile_gflops)(double seconds)
         free(a), free(b), free(c);
         return 0.0;
     }
-    // C grows by kc 1e-6 a call: far from overflow in any measurement.
+    // C grows by kc x 1e-6 a call: far from overflow in any measurement.
     for (size_t i = 0; i < a_floats; i++) a[i] = 1e-3f;
     for (size_t i = 0; i < b_floats; i++) b[i] = 1e-3f;
     for (int i = 0; i < XF_GEMM_MR * XF_GEMM_NR; i++) c[i] = 0.0f;
