@@ -186,20 +186,20 @@ static void fma_plausible(FILE *log, const xf_family *f, double gflops, double g
                      " or the clock probe is fooled\n", f->name);
 }
 
-// What the family's GEMM micro-kernel sustains with its operands in L1,
-// against its FMA loop (`fma`; amx: its block of tiles against the AMX
-// roof): the share of the roof its GEMM and attention rows could reach at
-// best. Printed, not kept: %peak stays against the roof, the measure the
-// project's targets are set in.
-static void tile_ceiling(FILE *log, const xf_family *f, double fma, double seconds)
+// What the family's GEMM micro-kernel (amx: its block of tiles) sustains
+// with its operands in L1, against the rate of the roof loop named `roof`
+// (`roof_gflops`): the share of the roof its GEMM and attention rows could
+// reach at best. Printed, not kept: %peak stays against the roof, the
+// measure the project's targets are set in.
+static void tile_ceiling(FILE *log, const xf_family *f, const char *roof, double roof_gflops, double seconds)
 {
     if (!f->tile_gflops) return;
     const double tile = rate_on(f->tile_gflops, 1, seconds);
     fprintf(log, "    GEMM tile in L1 %.1f GFLOP/s, %.2f of the %s loop: the ceiling of %s's GEMM and attention\n", tile,
-            tile / fma, strcmp(f->name, "amx") ? "FMA" : "AMX", f->name);
-    // The tile does the FMA loop's work and more: faster, the loop was
+            tile / roof_gflops, roof, f->name);
+    // The tile does the roof loop's work and more: faster, the loop was
     // slowed (a neighbour, a clock change) and every row's %peak is high.
-    if (tile > 1.05 * fma)
+    if (tile > 1.05 * roof_gflops)
         fprintf(log, "warning: %s's GEMM tile outran its roof loop: the roof was measured low\n", f->name);
 }
 
@@ -230,7 +230,7 @@ static void measure_fma(xf_peak *p, double seconds, FILE *log, triad_fn *triad, 
             if (log) {
                 fprintf(log, "FMA %-10s %10.1f GFLOP/s %10.1f GFLOP/s (%d threads)\n", f->name, one, all, p->procs);
                 fma_plausible(log, f, one, ghz);
-                tile_ceiling(log, f, one, seconds);
+                tile_ceiling(log, f, "FMA", one, seconds);
             }
             if (one > p->flops_1) {
                 p->flops_1 = one, p->flops_all = all, p->ghz = roof_clock(one, f->name, ghz);
@@ -270,7 +270,7 @@ static void measure_amx(xf_peak *p, double seconds, FILE *log)
         fprintf(log, "bf16 AMX  %14.1f GFLOP/s %10.1f GFLOP/s (%d threads; tdpbf16ps: the roof of rows that run on AMX)\n",
                 p->amx_1, p->amx_all, p->procs);
     const xf_family *amx = xf_registry_find_family("amx");
-    if (log && amx && p->amx_1 > 0) tile_ceiling(log, amx, p->amx_1, seconds);
+    if (log && amx && p->amx_1 > 0) tile_ceiling(log, amx, "AMX", p->amx_1, seconds);
 }
 
 // The triad and read-only bandwidths of every memory level, on 1 and all threads.
