@@ -72,6 +72,13 @@ expect "out of range" bench --stage embed --seq 2 --rounds 0
 expect "out of range" bench --stage embed --seq 2 --strict 2
 expect "not a whole number" bench --stage embed --seq 2 --order-seed x
 
+# scripts/vs_torch refuses what it would otherwise ignore (before looking
+# for PyTorch, so any python3 runs this).
+bin_saved=$bin
+bin=python3
+expect "races fp32 only" "$(dirname "$0")/../scripts/py/vs_torch.py" --decode --dtype bf16
+bin=$bin_saved
+
 # Help is not an error.
 for c in list check bench forward; do
     "$bin" $c --help >/dev/null 2>&1 || { echo "WRONG: xfbench $c --help failed"; failures=$((failures + 1)); }

@@ -174,6 +174,9 @@ def main():
     ap.add_argument("--allow-dirty", action="store_true",
                     help="--out into results/ from a tree with uncommitted changes (the table says -dirty)")
     args = ap.parse_args()
+    if args.decode and args.dtype != "f32":  # torch_decode.py runs fp32 only (its caches and checks in fp32)
+        die("xfbench: vs_torch --decode races fp32 only; --dtype bf16 applies to the forward race (decoding"
+            " in bf16 against xfbench's fp32: bench --stage generate --dtype bf16|f32)")
     if not args.f32_variant:
         args.f32_variant = {"avx2bf16": "avx2", "avx512bf16w": "avx512", "avx512bf16": "avx512"}.get(args.variant, args.variant)
     if args.out:
