@@ -66,6 +66,16 @@ static inline __m512bh last_at(const xf_bf16 *x) { return (__m512bh)_mm512_set1_
 // K: a key's pairs of dk are 32-bit words, each copied to its tile's row
 // of that pair. V: two keys' rows widened to 32-bit lanes, the second
 // shifted into the high halves, interleave into one zmm per 16 columns.
+// Both read a head's dk columns of rows H dk apart, a stride the hardware
+// prefetchers did not cover: on Zen 4 at seq 512 the packing's first
+// loads of each row held 13% of the attention's time, so each row is
+// asked for PF_KEYS keys ahead.
+enum { PF_KEYS = 16 };
+static inline void prefetch_row(const xf_bf16 *r, int dk)
+{
+    for (int e = 0; e < dk; e += 32) _mm_prefetch((const char *)(r + e), _MM_HINT_T0);
+}
+
 static void pack_head(const xf_attention_args *a, const attention_ctx *c, int b, int h)
 {
     const int dk = a->dk, half = dk / 2;
@@ -78,6 +88,7 @@ static void pack_head(const xf_attention_args *a, const attention_ctx *c, int b,
             continue;
         }
         const xf_bf16 *kj = kh + (size_t)j * a->ldk;
+        if (j + PF_KEYS < a->seq_k) prefetch_row(kj + (size_t)PF_KEYS * a->ldk, dk);
         for (int p = 0; p < half; p++) memcpy(kt + (size_t)p * KT * 2, kj + 2 * p, 2 * sizeof *kj);
         if (dk % 2) kt[(size_t)half * KT * 2] = kj[dk - 1], kt[(size_t)half * KT * 2 + 1] = 0;
         if (c->dropped && half > 1) kt[KT * 2] = kt[KT * 2 + 1] = 0;
@@ -87,13 +98,24 @@ static void pack_head(const xf_attention_args *a, const attention_ctx *c, int b,
     for (int jp = 0; jp < c->keys / 2; jp++) {
         const xf_bf16 *v0 = 2 * jp < a->seq_k ? vh + (size_t)2 * jp * a->ldv : NULL;
         const xf_bf16 *v1 = 2 * jp + 1 < a->seq_k ? v0 + a->ldv : NULL;
+        if (2 * jp + 1 + PF_KEYS < a->seq_k)
+            prefetch_row(v0 + (size_t)PF_KEYS * a->ldv, dk), prefetch_row(v1 + (size_t)PF_KEYS * a->ldv, dk);
         for (int pan = 0; pan < c->panels; pan++) {
             const int cols = dk - pan * PAN < PAN ? dk - pan * PAN : PAN;
-            memset(lo, 0, sizeof lo), memset(hi, 0, sizeof hi);
-            if (v0) memcpy(lo, v0 + pan * PAN, (size_t)cols * sizeof *lo);
-            if (v1) memcpy(hi, v1 + pan * PAN, (size_t)cols * sizeof *hi);
-            const __m512i l = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)lo)),
-                          u = _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)hi)), 16);
+            // Two whole rows of 16 columns are read in place; a ragged
+            // panel or a missing key goes through zeroed copies (a
+            // variable-length memcpy per panel cost 10% of the head at
+            // seq 512: 4.4% of the time in memmove on Zen 4).
+            const xf_bf16 *l16 = lo, *u16 = hi;
+            if (v0 && v1 && cols == PAN) {
+                l16 = v0 + pan * PAN, u16 = v1 + pan * PAN;
+            } else {
+                memset(lo, 0, sizeof lo), memset(hi, 0, sizeof hi);
+                if (v0) memcpy(lo, v0 + pan * PAN, (size_t)cols * sizeof *lo);
+                if (v1) memcpy(hi, v1 + pan * PAN, (size_t)cols * sizeof *hi);
+            }
+            const __m512i l = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)l16)),
+                          u = _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)u16)), 16);
             _mm512_storeu_si512(c->vp + pan * panel + (size_t)jp * PAN * 2, _mm512_or_si512(l, u));
         }
     }
