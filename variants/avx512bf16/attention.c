@@ -67,9 +67,9 @@ static inline __m512bh last_at(const xf_bf16 *x) { return (__m512bh)_mm512_set1_
 // of that pair. V: two keys' rows widened to 32-bit lanes, the second
 // shifted into the high halves, interleave into one zmm per 16 columns.
 // Both read a head's dk columns of rows H dk apart, a stride the hardware
-// prefetchers did not cover: on Zen 4 at seq 512 the packing's first
-// loads of each row held 13% of the attention's time, so each row is
-// asked for PF_KEYS keys ahead.
+// prefetchers did not cover: on Zen 4 at seq 512 the packing held 13% of
+// the attention's perf samples, most on each row's first load, and 4.9%
+// with each row asked for PF_KEYS keys ahead (docs/performance.md).
 enum { PF_KEYS = 16 };
 static inline void prefetch_row(const xf_bf16 *r, int dk)
 {
@@ -103,9 +103,8 @@ static void pack_head(const xf_attention_args *a, const attention_ctx *c, int b,
         for (int pan = 0; pan < c->panels; pan++) {
             const int cols = dk - pan * PAN < PAN ? dk - pan * PAN : PAN;
             // Two whole rows of 16 columns are read in place; a ragged
-            // panel or a missing key goes through zeroed copies (a
-            // variable-length memcpy per panel cost 10% of the head at
-            // seq 512: 4.4% of the time in memmove on Zen 4).
+            // panel or a missing key goes through zeroed copies (whose
+            // variable-length memcpy calls were 4.4% of the samples).
             const xf_bf16 *l16 = lo, *u16 = hi;
             if (v0 && v1 && cols == PAN) {
                 l16 = v0 + pan * PAN, u16 = v1 + pan * PAN;
