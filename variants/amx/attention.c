@@ -8,8 +8,8 @@
 //   block of the head reads them again.
 // - Each row's max of its visible raw scores; then, chunk by chunk of
 //   keys (xf_amx_chunk: a chunk of P fills at most 3/4 of the L1), the
-//   row's exps against that max in fp32 (row_exp, as the fused fp32
-//   attention computes them), rounded to bf16 into P (the one rounding bf16
+//   row's exps against that max in fp32 (avx512bf16/prob_rows.h, as the
+//   fused fp32 attention computes them), rounded to bf16 into P (the one rounding bf16
 //   adds inside the attention, carried in the check's bound as p_bf16),
 //   and O += P V on that chunk while it is in L1: P V is the product with
 //   V^T as the weight, V packed as an (n = dk, k = keys) W. The exact
@@ -33,6 +33,7 @@
 #include "../../kernels/half.h"
 #include "../avx512/vec.h"
 #include "../avx512bf16/family.h"
+#include "../avx512bf16/prob_rows.h"
 #include "../isa/amx.h"
 #include "../isa/team.h"
 #include "../simd/kernel_table.h"
@@ -62,50 +63,6 @@ typedef struct {
     void *few;       // few query rows: avx512bf16's context
 } attention_ctx;
 
-// The max of the first n_vis raw scores s that are not padding (-inf if
-// none is).
-static float row_max(const float *s, int n_vis, const uint8_t *pad)
-{
-    xv vmax = xv_set1(-INFINITY);
-    int j = 0;
-    for (; j + XV_W <= n_vis; j += XV_W) {
-        xv v = xv_load(s + j);
-        if (pad) v = xv_pad_to_neg_inf(v, pad + j);
-        vmax = xv_max(vmax, v);
-    }
-    float max = xv_hmax(vmax);
-    for (; j < n_vis; j++) // the last n_vis % XV_W one by one: a vector would read pad past the row
-        if (!(pad && pad[j]) && s[j] > max) max = s[j];
-    return max;
-}
-
-// p[j0..j1) = bf16(2^(c s_j - c max)) for the keys j below n_vis that are
-// not padding, 0 for the others (j1 - j0 a multiple of XV_W); their fp32
-// values added to sum. c = log2 e / sqrt(dk): one FMA and the base-2 exp,
-// whose roundings are the ones the reference grants each exp argument
-// (xf_softmax_arg_error), as in the fused fp32 attention (simd/flash.c).
-// vcvtneps2bf16 rounds as kernels/half.h does and reads a denormal as
-// zero, which tdpbf16ps would do with its bf16 value anyway.
-static void row_exp(const float *s, int j0, int j1, int n_vis, const uint8_t *pad, xv c, xv neg_cmax, xf_bf16 *p,
-                    xv *sum)
-{
-    for (int j = j0; j < j1; j += XV_W, p += XV_W) {
-        xv v;
-        if (j + XV_W <= n_vis) {
-            v = xv_load(s + j);
-            if (pad) v = xv_pad_to_neg_inf(v, pad + j);
-        } else { // past n_vis: -inf, which gives 0 (pad and s are not read there)
-            float t[XV_W];
-            for (int l = 0; l < XV_W; l++) t[l] = j + l < n_vis && !(pad && pad[j + l]) ? s[j + l] : -INFINITY;
-            v = xv_load(t);
-        }
-        const xv e = xv_exp2(xv_fma(v, c, neg_cmax));
-        const __m256bh b = _mm512_cvtneps_pbh(e);
-        memcpy(p, &b, sizeof b);
-        *sum = xv_add(*sum, e);
-    }
-}
-
 // Query rows i0.. (at most MR) of head h of batch b, against the packed
 // head: S = Q K^T whole; each row's max; then chunk by chunk of keys, P in
 // bf16 (unnormalised, against the row's final max: no rescaling) and O +=
@@ -133,7 +90,7 @@ static void attend_block(const xf_attention_args *a, const attention_ctx *c, hea
     xv neg_cmax[MR], sum[MR];
     for (int r = 0; r < rows; r++) {
         n_vis[r] = a->causal && i0 + r + 1 < n ? i0 + r + 1 : n; // keys past the diagonal are never read
-        const float max = row_max(w->s + (size_t)r * c->lds, n_vis[r], pad);
+        const float max = xf_prob_row_max(w->s + (size_t)r * c->lds, n_vis[r], pad);
         if (max == -INFINITY) n_vis[r] = 0; // no visible key: P and O zero
         neg_cmax[r] = xv_mul(xv_set1(max == -INFINITY ? 0.0f : -max), log2e_scale);
         sum[r] = xv_zero();
@@ -142,8 +99,8 @@ static void attend_block(const xf_attention_args *a, const attention_ctx *c, hea
     for (int kb0 = 0; kb0 < key_blocks; kb0 += c->chunk) {
         const int kbs = key_blocks - kb0 < c->chunk ? key_blocks - kb0 : c->chunk;
         for (int r = 0; r < rows; r++)
-            row_exp(w->s + (size_t)r * c->lds, kb0 * TK, (kb0 + kbs) * TK, n_vis[r], pad, log2e_scale, neg_cmax[r],
-                    w->p + (size_t)r * c->ldp, &sum[r]);
+            xf_prob_row_exp(w->s + (size_t)r * c->lds, kb0 * TK, (kb0 + kbs) * TK, n_vis[r], pad, log2e_scale,
+                            neg_cmax[r], w->p + (size_t)r * c->ldp, &sum[r]);
         for (int pan = 0; pan < panels; pan++) {
             float *o = w->o + (size_t)pan * MR * NR;
             xf_amx_block(kbs, w->p, (size_t)c->ldp, w->vp + pan * v_panel + (size_t)kb0 * 2 * TILE, XF_AMX_B_KEPT,

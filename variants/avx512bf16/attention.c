@@ -6,9 +6,9 @@
 //   pair of a query row (adjacent in the bf16 input: read in place,
 //   broadcast as one 32-bit value) meets it in every lane. A block of BR
 //   query rows times 32 keys keeps 12 accumulators: S = Q K^T in fp32.
-// - Each row of S is scaled, masked and exponentiated in fp32 (the avx512
-//   softmax's passes and exp), and the exps are rounded to bf16: 16 of them
-//   in key order are 8 pairs of keys, the operand vdpbf16ps wants. This
+// - Each row of S is masked and exponentiated in fp32 (base 2, the scale
+//   folded into the exponent's FMA), and the exps are rounded to bf16: 16
+//   of them in key order are 8 pairs of keys, the operand vdpbf16ps wants. This
 //   rounding is the one bf16 adds inside the attention (avx512bf16w keeps
 //   P in fp32); the check's bound adds u_bf16 sum_j p_j |v_jd| for it (the
 //   variant's p_bf16, attention_ref.c). The row's 1 / sum scales its
@@ -35,9 +35,7 @@
 #include "../avx512/vec.h"
 #include "../simd/kernel_table.h"
 #include "family.h"
-
-// The avx512 family's (or avx512-emu's) first softmax pass (simd/softmax.c).
-float XF_FN(scale_mask_max)(const float *x, float *y, int n, float scale, const uint8_t *pad);
+#include "prob_rows.h"
 
 enum { BR = 6, KT = 16, PAN = 16 };
 
@@ -76,6 +74,16 @@ static inline void prefetch_row(const xf_bf16 *r, int dk)
     for (int e = 0; e < dk; e += 32) _mm_prefetch((const char *)(r + e), _MM_HINT_T0);
 }
 
+// Columns c0..c0+cols (cols <= 16) of the V row r widened to 32-bit
+// lanes, zero past cols or for a missing key (r NULL). The masked load
+// reads no column past the row, so a ragged panel needs no copy.
+static inline __m512i widen_cols(const xf_bf16 *r, int c0, int cols)
+{
+    if (!r) return _mm512_setzero_si512();
+    const __mmask32 m = (__mmask32)((1u << cols) - 1);
+    return _mm512_cvtepu16_epi32(_mm512_castsi512_si256(_mm512_maskz_loadu_epi16(m, r + c0)));
+}
+
 static void pack_head(const xf_attention_args *a, const attention_ctx *c, int b, int h)
 {
     const int dk = a->dk, half = dk / 2;
@@ -94,7 +102,6 @@ static void pack_head(const xf_attention_args *a, const attention_ctx *c, int b,
         if (c->dropped && half > 1) kt[KT * 2] = kt[KT * 2 + 1] = 0;
     }
     const size_t panel = (size_t)(c->keys / 2) * PAN * 2;
-    xf_bf16 lo[PAN], hi[PAN];
     for (int jp = 0; jp < c->keys / 2; jp++) {
         const xf_bf16 *v0 = 2 * jp < a->seq_k ? vh + (size_t)2 * jp * a->ldv : NULL;
         const xf_bf16 *v1 = 2 * jp + 1 < a->seq_k ? v0 + a->ldv : NULL;
@@ -102,19 +109,8 @@ static void pack_head(const xf_attention_args *a, const attention_ctx *c, int b,
             prefetch_row(v0 + (size_t)PF_KEYS * a->ldv, dk), prefetch_row(v1 + (size_t)PF_KEYS * a->ldv, dk);
         for (int pan = 0; pan < c->panels; pan++) {
             const int cols = dk - pan * PAN < PAN ? dk - pan * PAN : PAN;
-            // Two whole rows of 16 columns are read in place; a ragged
-            // panel or a missing key goes through zeroed copies (whose
-            // variable-length memcpy calls were 4.4% of the samples).
-            const xf_bf16 *l16 = lo, *u16 = hi;
-            if (v0 && v1 && cols == PAN) {
-                l16 = v0 + pan * PAN, u16 = v1 + pan * PAN;
-            } else {
-                memset(lo, 0, sizeof lo), memset(hi, 0, sizeof hi);
-                if (v0) memcpy(lo, v0 + pan * PAN, (size_t)cols * sizeof *lo);
-                if (v1) memcpy(hi, v1 + pan * PAN, (size_t)cols * sizeof *hi);
-            }
-            const __m512i l = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)l16)),
-                          u = _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)u16)), 16);
+            const __m512i l = widen_cols(v0, pan * PAN, cols),
+                          u = _mm512_slli_epi32(widen_cols(v1, pan * PAN, cols), 16);
             _mm512_storeu_si512(c->vp + pan * panel + (size_t)jp * PAN * 2, _mm512_or_si512(l, u));
         }
     }
@@ -209,44 +205,27 @@ static void pv1(const attention_ctx *c, const xf_bf16 *const p[BR], int kp, int 
 #undef STORE
 }
 
-// 16 exps rounded to bf16 by vcvtneps2bf16 (one instruction where vec.h's
-// rounding takes six): it reads a denormal as zero, which vdpbf16ps would
-// do with the bf16 value anyway, and rounds every other value as vec.h does.
-static inline void store_p(xf_bf16 *p, __m512 e)
-{
-    const __m256bh b = _mm512_cvtneps_pbh(e);
-    memcpy(p, &b, sizeof b);
-}
-
 // The softmax of query row i over its first n raw scores s, in two passes
-// (the avx512 softmax's arithmetic, simd/softmax.c): scaled and masked in
-// place while finding the max m, then p_j = bf16(exp(t_j - m)) unnormalised
-// (-inf gives exactly 0) while summing the fp32 exps; p is zero from the
-// last visible key to the end of the last pair. Returns 1 / sum, by which
-// the row's P V is multiplied (0 for a row with no visible key): one
-// multiply per output instead of one per key, the same two roundings as
-// normalising p (kernels/ref_terms.h, xf_weight_err).
-static float softmax_row_bf16(int n, float *s, float scale, const uint8_t *pad, int causal, int i, xf_bf16 *p)
+// (prob_rows.h, as the amx attention's): the max m of the visible raw
+// scores, then p_j = bf16(2^(c s_j - c m)) unnormalised, c = log2 e /
+// sqrt(dk) (masked keys give exactly 0), while summing the fp32 exps; p is
+// zero from there to the end of the last pair. Against the avx512
+// softmax's passes (scaled and masked scores stored, then the natural exp)
+// the softmax's share of the perf samples at seq 512 on Zen 4 fell from
+// 18.7% to 14.4% (docs/performance.md). Returns 1 / sum, by which the row's P V
+// is multiplied (0 for a row with no visible key): one multiply per
+// output instead of one per key, the same two roundings as normalising p
+// (kernels/ref_terms.h, xf_weight_err).
+static float softmax_row_bf16(int n, const float *s, xv c, const uint8_t *pad, int causal, int i, xf_bf16 *p)
 {
     const int n_vis = causal && i + 1 < n ? i + 1 : n; // keys past the diagonal are never read
-    const float max = XF_FN(scale_mask_max)(s, s, n_vis, scale, pad);
+    const float max = xf_prob_row_max(s, n_vis, pad);
     int j = 0;
     float inv = 0.0f;
     if (max != -INFINITY) {
-        const xv m = xv_set1(max);
         xv sum = xv_zero();
-        for (; j + XV_W <= n_vis; j += XV_W) {
-            const xv e = xv_exp(xv_sub(xv_load(s + j), m));
-            store_p(p + j, e);
-            sum = xv_add(sum, e);
-        }
-        if (j < n_vis) {
-            float tail[XV_W];
-            const xv e = xv_exp(xv_sub(xv_load_tail(s + j, n_vis - j, -INFINITY), m));
-            xv_store(tail, e);
-            sum = xv_add(sum, e);
-            for (; j < n_vis; j++) p[j] = xf_bf16_from_f32(tail[j % XV_W]);
-        }
+        j = (n_vis + XV_W - 1) / XV_W * XV_W; // within the row: keys is a multiple of 2 KT
+        xf_prob_row_exp(s, 0, j, n_vis, pad, c, xv_mul(xv_set1(-max), c), p, &sum);
         inv = 1.0f / xv_hsum(sum);
     }
     for (; j < n + n % 2; j++) p[j] = 0;
@@ -283,10 +262,10 @@ static void attend_block(const xf_attention_args *a, attention_ctx *c, int b, in
     }
     scores(c, q, dk, (n + 2 * KT - 1) / (2 * KT) * 2, c->s);
     const uint8_t *pad = a->key_pad ? a->key_pad + (size_t)b * a->seq_k : NULL;
-    const float scale = 1.0f / sqrtf((float)dk);
+    const xv log2e_scale = xv_set1(1.4426950408889634f / sqrtf((float)dk));
     float inv[BR];
     for (int r = 0; r < rows; r++)
-        inv[r] = softmax_row_bf16(n, c->s + (size_t)r * c->keys, scale, pad, a->causal, i0 + r,
+        inv[r] = softmax_row_bf16(n, c->s + (size_t)r * c->keys, log2e_scale, pad, a->causal, i0 + r,
                                   c->p + (size_t)r * c->keys);
     const int kp = (n + 1) / 2;
     float o[BR * 4 * PAN];
