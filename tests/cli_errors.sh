@@ -76,7 +76,8 @@ expect "not a whole number" bench --stage embed --seq 2 --order-seed x
 # for PyTorch, so any python3 runs this).
 bin_saved=$bin
 bin=python3
-expect "races fp32 only" "$(dirname "$0")/../scripts/py/vs_torch.py" --decode --dtype bf16
+expect "not a list of positive whole numbers" "$(dirname "$0")/../scripts/py/vs_torch.py" --decode --batches 1,x
+expect "out of range" "$(dirname "$0")/../scripts/py/vs_torch.py" --decode --rounds 0
 bin=$bin_saved
 
 # Help is not an error.

@@ -16,7 +16,9 @@ growing prefix) and its cached loop (per-layer K/V caches, F.linear,
 F.scaled_dot_product_attention) against xfbench's checked generate stage
 (--greedy 1, after its teacher-forced check), tokens per second at each
 --batches, the same shapes (each side its own random weights: a step's
-cost does not depend on their values)."""
+cost does not depend on their values). With --dtype bf16 both sides run
+in bf16, and PyTorch's cached way and xfbench's generate in fp32 run
+beside them."""
 import argparse
 import csv
 import json
@@ -73,68 +75,83 @@ def xf_time(args, model, reps, show, dtype):
                          "--min-reps", reps, "--min-time", "0", "--dtype", dtype], "forward pass", show)
 
 
-def torch_decode(python, args, batch, way, reps, pin):
+def torch_decode(python, args, batch, way, reps, pin, dtype):
     return run_json(python, "torch_decode.py", [
         "--way", way, "--batch", batch, "--threads", args.threads, "--reps", reps, "--pin", pin,
         "--d-model", args.d_model, "--heads", args.heads, "--d-ff", args.d_ff or 4 * args.d_model,
-        "--layers", args.layers, "--vocab", args.vocab, "--seq-s", args.seq, "--steps", args.steps])
+        "--layers", args.layers, "--vocab", args.vocab, "--seq-s", args.seq, "--steps", args.steps, "--dtype", dtype])
 
 
-def xf_generate(args, batch, reps, show):
+def xf_generate(args, batch, reps, show, dtype):
     """xfbench's generate, greedy, checked teacher-forced first."""
-    options = ["bench", "--stage", "generate", "--variant", args.variant, "--greedy", "1", "--batch", batch,
+    variant = args.f32_variant if dtype == "f32" and args.dtype != "f32" else args.variant
+    options = ["bench", "--stage", "generate", "--variant", variant, "--greedy", "1", "--batch", batch,
                "--seq-k", args.seq, "--steps", args.steps, "--pad", "none", "--d-model", args.d_model,
                "--heads", args.heads, "--layers", args.layers, "--vocab", args.vocab, "--threads", args.threads,
-               "--min-reps", reps, "--min-time", "0"] + (["--d-ff", args.d_ff] if args.d_ff else [])
+               "--min-reps", reps, "--min-time", "0", "--dtype", dtype] + (["--d-ff", args.d_ff] if args.d_ff else [])
     return xf_row(args, options, "generate", show)
 
 
 def decode_race(args, torches):
     """Tokens/s of greedy generation: PyTorch's two ways under every
     PyTorch found, and xfbench, per batch; PyTorch timed in every round,
-    xfbench (checked, which takes minutes) once, between the rounds."""
+    xfbench (checked, which takes minutes) once, between the rounds. In
+    bf16, PyTorch's cached way and xfbench in fp32 beside them."""
     pins = (1, 0) if args.threads > 1 else (1,)
+    ways = [("rerun", args.dtype), ("cached", args.dtype)] + ([("cached", "f32")] if args.dtype != "f32" else [])
+    dtypes = [args.dtype] + (["f32"] if args.dtype != "f32" else [])
     lines = [f"greedy generation, d_model {args.d_model}, {args.heads} heads, {args.layers}+{args.layers} layers,"
              f" vocab {args.vocab} (tied lm_head), source {args.seq}, {args.steps} steps (encoder included),"
-             f" {args.threads} thread(s); PyTorch medians over {args.rounds} rounds"]
+             f" {args.dtype}, {args.threads} thread(s); PyTorch medians over {args.rounds} rounds"]
     for batch in [int(b) for b in args.batches.split(",")]:
-        runs, info, row = {}, {}, None
+        runs, info, rows = {}, {}, {}
         for round_no in range(args.rounds):
             for python in torches:
-                for way in ("rerun", "cached"):
-                    if any("unavailable" in info.get((python, way, p), {}) for p in pins):
+                for way, dtype in ways:
+                    if any("unavailable" in info.get((python, way, dtype, p), {}) for p in pins):
                         continue
                     for pin in pins:
                         r = torch_decode(python, args, batch, way, args.rerun_reps if way == "rerun" else args.reps,
-                                         pin)
-                        info[python, way, pin] = r
-                        runs.setdefault((python, way, pin), []).extend(r.get("times_ns", []))
+                                         pin, dtype)
+                        info[python, way, dtype, pin] = r
+                        runs.setdefault((python, way, dtype, pin), []).extend(r.get("times_ns", []))
             if round_no == (args.rounds - 1) // 2:  # xfbench between PyTorch's rounds
-                row = xf_generate(args, batch, args.reps, batch == int(args.batches.split(",")[0]))
+                for dtype in dtypes:
+                    rows[dtype] = xf_generate(args, batch, args.reps,
+                                              batch == int(args.batches.split(",")[0]) and dtype == args.dtype, dtype)
+        row = rows[args.dtype]
         tokens = batch * args.steps
         xf_ns = float(row["median_ns"])
         lines.append(f" batch {batch}: {tokens} tokens per generation")
-        ways = {}
+        fastest = {}
         for python in torches:
-            for way in ("rerun", "cached"):
-                i = info.get((python, way, pins[0]), {})
-                name = f"  PyTorch {i.get('version', '?'):<14} {way:<7}"
-                timed = [(statistics.median(runs[python, way, p]), p) for p in pins if runs.get((python, way, p))]
+            for way, dtype in ways:
+                i = info.get((python, way, dtype, pins[0]), {})
+                name = f"  PyTorch {i.get('version', '?'):<14} {way:<7} {dtype:<5}"
+                timed = [(statistics.median(runs[python, way, dtype, p]), p) for p in pins
+                         if runs.get((python, way, dtype, p))]
                 if not timed:
                     lines.append(f"{name} unavailable: {i.get('unavailable', 'no times')}")
                     continue
                 t, pin = min(timed)
-                i = info[python, way, pin]
+                i = info[python, way, dtype, pin]
                 lines.append(f"{name} ({i['threads']} thr {'pinned' if pin else 'unpinned':<8}) {t / 1e6:10.1f} ms"
-                             f" {tokens / t * 1e9:9.1f} tokens/s   xfbench is {t / xf_ns:.2f}x faster"
+                             f" {tokens / t * 1e9:9.1f} tokens/s   xfbench {args.dtype} is {t / xf_ns:.2f}x faster"
                              + (f"   ({i['attention']})" if way == "cached" else ""))
-                if way not in ways or t < ways[way][0]:
-                    ways[way] = (t, i["version"])
-        lines.append(f"  xfbench {args.variant:<21} ({row['threads']} thr pinned, checked) {xf_ns / 1e6:10.1f} ms"
-                     f" {tokens / xf_ns * 1e9:9.1f} tokens/s   {float(row['ms_per_step']):.2f} ms per step;"
-                     f" {float(row['gbps']):.1f} GB/s, {row['pct_peak']}% of the {row['roof']} roof")
-        for way, (t, version) in sorted(ways.items()):
-            lines.append(f"  headline batch {batch}: xfbench is {t / xf_ns:.2f}x PyTorch {version}'s fastest {way} way")
+                if (way, dtype) not in fastest or t < fastest[way, dtype][0]:
+                    fastest[way, dtype] = (t, i["version"])
+        for dtype in dtypes:
+            r = rows[dtype]
+            ns = float(r["median_ns"])
+            lines.append(f"  xfbench {r['variant']:<13} {dtype:<5}"
+                         f" ({r['threads']} thr pinned, checked) {ns / 1e6:10.1f} ms {tokens / ns * 1e9:9.1f} tokens/s"
+                         f"   {float(r['ms_per_step']):.2f} ms per step; {float(r['gbps']):.1f} GB/s,"
+                         f" {r['pct_peak']}% of the {r['roof']} roof")
+        if "f32" in rows and args.dtype != "f32":
+            lines.append(f"  xfbench {args.dtype} is {float(rows['f32']['median_ns']) / xf_ns:.2f}x its f32 tokens/s")
+        for (way, dtype), (t, version) in sorted(fastest.items()):
+            lines.append(f"  headline batch {batch}: xfbench {args.dtype} is {t / xf_ns:.2f}x PyTorch {version}'s"
+                         f" fastest {way} way in {dtype}")
     lines[0] += f"; xfbench commit {row['commit']}, {row['cpu']}"
     print("\n" + "\n".join(lines))
     if args.out:
@@ -162,7 +179,8 @@ def main():
     ap.add_argument("--out", help="also write the printed table to this file")
     ap.add_argument("--dtype", default="f32", choices=("f32", "bf16"),
                     help="bf16: the model stored in bf16, PyTorch run in torch.bfloat16, xfbench --dtype bf16"
-                         " (and xfbench in fp32 on the same weights, for the bf16/fp32 ratio)")
+                         " (and xfbench in fp32 on the same weights, for the bf16/fp32 ratio; with --decode,"
+                         " PyTorch's cached way in fp32 too)")
     ap.add_argument("--f32-variant", help="--dtype bf16: the fp32 variant family that ratio is against (default: the"
                                           " family --variant's kernels widen from: avx2bf16 -> avx2, avx512bf16w and"
                                           " avx512bf16 -> avx512; best and naive: themselves)")
@@ -174,9 +192,12 @@ def main():
     ap.add_argument("--allow-dirty", action="store_true",
                     help="--out into results/ from a tree with uncommitted changes (the table says -dirty)")
     args = ap.parse_args()
-    if args.decode and args.dtype != "f32":  # torch_decode.py runs fp32 only (its caches and checks in fp32)
-        die("xfbench: vs_torch --decode races fp32 only; --dtype bf16 applies to the forward race (decoding"
-            " in bf16 against xfbench's fp32: bench --stage generate --dtype bf16|f32)")
+    batches = args.batches.split(",")
+    if not all(b.isdigit() and int(b) > 0 for b in batches):
+        die(f"xfbench: vs_torch --batches: '{args.batches}' is not a list of positive whole numbers (e.g. 1,8)")
+    for name in ("rounds", "reps", "rerun_reps", "steps", "threads"):
+        if getattr(args, name) < 1:
+            die(f"xfbench: vs_torch --{name.replace('_', '-')}: {getattr(args, name)} is out of range (at least 1)")
     if not args.f32_variant:
         args.f32_variant = {"avx2bf16": "avx2", "avx512bf16w": "avx512", "avx512bf16": "avx512"}.get(args.variant, args.variant)
     if args.out:
