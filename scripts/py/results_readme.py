@@ -170,8 +170,10 @@ def vs_torch(d, rows):
 def decoding(d, rows):
     """scripts/vs_torch --decode's batch-1 lines where it ran, else the generate rows at batch 1."""
     text = read_text(os.path.join(d, "vs_torch_decode_t1.txt"))
-    ours = re.search(r"batch 1:.*?xfbench \S+\s+\(.*?\)\s+[\d.]+ ms\s+([\d.]+) tokens/s", text, re.S)
-    ratio = re.search(r"headline batch 1: xfbench is ([\d.]+)x (PyTorch \S+)'s fastest cached way", text)
+    # Both layouts: before and after vs_torch named the dtype in each line.
+    ours = re.search(r"batch 1:.*?xfbench \S+\s+(?:f32\s+)?\(.*?\)\s+[\d.]+ ms\s+([\d.]+) tokens/s", text, re.S)
+    ratio = re.search(r"headline batch 1: xfbench (?:f32 )?is ([\d.]+)x (PyTorch \S+)'s fastest cached way(?: in f32)?$",
+                      text, re.M)
     if ours:
         return f"{float(ours.group(1)):.0f}" + (f", {ratio.group(1)}x {ratio.group(2)} cached" if ratio else "")
     by = defaultdict(list)
