@@ -9,10 +9,10 @@
 // - Each row's max of its visible raw scores; then, chunk by chunk of
 //   keys (xf_amx_chunk: a chunk of P fills at most 3/4 of the L1), the
 //   row's exps against that max in fp32 (avx512bf16/prob_rows.h, as the
-//   fused fp32 attention computes them), rounded to bf16 into P (the one rounding bf16
-//   adds inside the attention, carried in the check's bound as p_bf16),
-//   and O += P V on that chunk while it is in L1: P V is the product with
-//   V^T as the weight, V packed as an (n = dk, k = keys) W. The exact
+//   fused fp32 attention computes them), rounded to bf16 into P (the one
+//   rounding bf16 adds inside the attention, carried in the check's bound
+//   as p_bf16), and O += P V on that chunk while it is in L1: P V is the
+//   product with V^T as the weight, V packed as an (n = dk, k = keys) W. The exact
 //   two-pass softmax: every p is against the row's final max, so nothing
 //   is rescaled. Each row of O is then scaled by its 1 / sum and rounded.
 // Causal blocks stop at the block's last visible key. A block of fewer

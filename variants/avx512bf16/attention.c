@@ -8,11 +8,11 @@
 //   query rows times 32 keys keeps 12 accumulators: S = Q K^T in fp32.
 // - Each row of S is masked and exponentiated in fp32 (base 2, the scale
 //   folded into the exponent's FMA), and the exps are rounded to bf16: 16
-//   of them in key order are 8 pairs of keys, the operand vdpbf16ps wants. This
-//   rounding is the one bf16 adds inside the attention (avx512bf16w keeps
-//   P in fp32); the check's bound adds u_bf16 sum_j p_j |v_jd| for it (the
-//   variant's p_bf16, attention_ref.c). The row's 1 / sum scales its
-//   output, not its keys.
+//   of them in key order are 8 pairs of keys, the operand vdpbf16ps
+//   wants. This rounding is the one bf16 adds inside the attention
+//   (avx512bf16w keeps P in fp32); the check's bound adds u_bf16 sum_j p_j
+//   |v_jd| for it (the variant's p_bf16, attention_ref.c). The row's
+//   1 / sum scales its output, not its keys.
 // - V is packed into panels of 16 columns with the pairs of keys
 //   interleaved, [panel][keys/2][16][2]: O = P V by BR rows x 64 columns
 //   (24 accumulators), the rows' bf16 P pairs broadcast.
@@ -212,10 +212,10 @@ static void pv1(const attention_ctx *c, const xf_bf16 *const p[BR], int kp, int 
 // zero from there to the end of the last pair. Against the avx512
 // softmax's passes (scaled and masked scores stored, then the natural exp)
 // the softmax's share of the perf samples at seq 512 on Zen 4 fell from
-// 18.7% to 14.4% (docs/performance.md). Returns 1 / sum, by which the row's P V
-// is multiplied (0 for a row with no visible key): one multiply per
-// output instead of one per key, the same two roundings as normalising p
-// (kernels/ref_terms.h, xf_weight_err).
+// 18.7% to 14.4% (docs/performance.md). Returns 1 / sum, by which the
+// row's P V is multiplied (0 for a row with no visible key): one multiply
+// per output instead of one per key, the same two roundings as
+// normalising p (kernels/ref_terms.h, xf_weight_err).
 static float softmax_row_bf16(int n, const float *s, xv c, const uint8_t *pad, int causal, int i, xf_bf16 *p)
 {
     const int n_vis = causal && i + 1 < n ? i + 1 : n; // keys past the diagonal are never read
