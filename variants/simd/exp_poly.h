@@ -41,23 +41,8 @@ static inline xv xv_exp_poly(xv r)
     return xv_fma(p, xv_mul(r, r), xv_add(r, xv_set1(1.0f)));
 }
 
-// 2^f for |f| <= 1/2: the polynomial above in r = f ln2, its coefficients
-// times ln2^k (rounded to float: 4.1e-9 relative, measured in fp64 on
-// 2e5 points), by Horner. For avx2's xv_exp2 (avx512's uses a table of
-// sixteenths and a cubic instead), which the fused attention uses with
-// the 1/sqrt(dk) scale and log2 e folded into one multiplier of its
-// scores: no separate multiply and no two-part reduction, since
-// f = x - round(x) is exact.
+// Both families' xv_exp2 (the fused attention's, base 2) are table-driven
+// and fit their own cubics (each vec.h); this is the floor they share.
 #define XF_EXP2_MIN -126.0f // below, 2^x is subnormal: flushed to exactly 0
-static inline xv xv_exp2_poly(xv f)
-{
-    xv p = xv_set1(1.5321154205594212e-4f);
-    p = xv_fma(p, f, xv_set1(1.3390161329880357e-3f));
-    p = xv_fma(p, f, xv_set1(9.618526324629784e-3f));
-    p = xv_fma(p, f, xv_set1(5.550362542271614e-2f));
-    p = xv_fma(p, f, xv_set1(2.4022647738456726e-1f));
-    p = xv_fma(p, f, xv_set1(6.931471824645996e-1f));
-    return xv_fma(p, f, xv_set1(1.0f));
-}
 
 #endif
