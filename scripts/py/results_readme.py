@@ -105,12 +105,18 @@ def fp32_one_thread(rows, stage):
 
 
 def newest(rows):
-    """The rows of the newest commit among them: older runs of the same machine stay in their CSVs
-    and the tables below, not in the side-by-side one."""
+    """The rows of the newest commit among them that raced ours against a peer (else of the newest
+    commit): older runs of the same machine stay in their CSVs and the tables below, not in the
+    side-by-side one, and a later run of our kernels alone does not hide the peers' column."""
     if not rows:
         return rows
-    last = max(rows, key=lambda r: r.get("date", ""))
-    return [r for r in rows if r.get("commit") == last.get("commit")]
+    family = lambda r: r["variant"].split("-")[0]
+    raced = {c for c in {r.get("commit") for r in rows}
+             if {family(r) for r in rows if r.get("commit") == c} & set(OURS)
+             and {family(r) for r in rows if r.get("commit") == c} & set(PEERS)}
+    pool = [r for r in rows if r.get("commit") in raced] or rows
+    last = max(pool, key=lambda r: r.get("date", ""))
+    return [r for r in pool if r.get("commit") == last.get("commit")]
 
 
 def best_pct(per_variant, group):
