@@ -110,10 +110,10 @@ def newest(rows):
     side-by-side one, and a later run of our kernels alone does not hide the peers' column."""
     if not rows:
         return rows
-    family = lambda r: r["variant"].split("-")[0]
-    raced = {c for c in {r.get("commit") for r in rows}
-             if {family(r) for r in rows if r.get("commit") == c} & set(OURS)
-             and {family(r) for r in rows if r.get("commit") == c} & set(PEERS)}
+    families = defaultdict(set)  # commit -> the families its rows ran
+    for r in rows:
+        families[r.get("commit")].add(r["variant"].split("-")[0])
+    raced = {c for c, f in families.items() if f & set(OURS) and f & set(PEERS)}
     pool = [r for r in rows if r.get("commit") in raced] or rows
     last = max(pool, key=lambda r: r.get("date", ""))
     return [r for r in pool if r.get("commit") == last.get("commit")]
