@@ -4,10 +4,12 @@
 
 #include "huge.h"
 
+void *xf_alloc_lines(size_t bytes) { return aligned_alloc(64, bytes ? (bytes + 63) / 64 * 64 : 64); }
+
 void *xf_alloc_huge(size_t bytes)
 {
     const size_t page = (size_t)2 << 20;
-    if (bytes < page) return aligned_alloc(64, bytes ? (bytes + 63) / 64 * 64 : 64);
+    if (bytes < page) return xf_alloc_lines(bytes);
     const size_t size = (bytes + page - 1) / page * page;
     void *p = aligned_alloc(page, size);
     if (p) madvise(p, size, MADV_HUGEPAGE);

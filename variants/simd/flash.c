@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "simd.h"
+#include "../isa/huge.h"
 
 // BC is the row stride of the score tile, which the P V micro-kernel
 // reads unpacked.
@@ -46,17 +47,18 @@ void *XF_FN(flash_ws_new)(int dk)
     flash_ws *w = calloc(1, sizeof *w);
     if (!w) return NULL;
     w->dkp = (dk + XF_GEMM_NR - 1) / XF_GEMM_NR * XF_GEMM_NR;
-    // Zeros: rows of a ragged last panel that no query fills are still
-    // read by the P V micro-kernel (into output rows never used), and
-    // must hold numbers, not whatever malloc left.
-    w->s = calloc((size_t)XF_GEMM_MR * BC, sizeof(float));
-    w->o = malloc((size_t)BR_PAD * w->dkp * sizeof(float));
+    w->s = xf_alloc_lines((size_t)XF_GEMM_MR * BC * sizeof(float));
+    w->o = xf_alloc_lines((size_t)BR_PAD * w->dkp * sizeof(float));
     w->m = malloc(BR * sizeof(float));
-    w->l = malloc(BR * XV_W * sizeof(float));
+    w->l = xf_alloc_lines(BR * XV_W * sizeof(float));
     if (!w->s || !w->o || !w->m || !w->l) {
         XF_FN(flash_ws_free)(w);
         return NULL;
     }
+    // Zeros: rows of a ragged last panel that no query fills are still
+    // read by the P V micro-kernel (into output rows never used), and
+    // must hold numbers, not whatever the allocator left.
+    memset(w->s, 0, (size_t)XF_GEMM_MR * BC * sizeof(float));
     return w;
 }
 
@@ -273,7 +275,7 @@ int XF_FN(flash_prepare)(const void *args, void **ctx)
         return 0;
     }
     c->ws = XF_FN(flash_ws_new)(a->dk);
-    c->kv = malloc(XF_FN(flash_kv_floats)(a->seq_k, a->dk) * sizeof(float));
+    c->kv = xf_alloc_lines(XF_FN(flash_kv_floats)(a->seq_k, a->dk) * sizeof(float));
     c->visible = malloc((size_t)XF_FN(flash_tiles)(a->seq_k) + 1);
     if (!c->ws || !c->kv || !c->visible) {
         XF_FN(flash_release)(c);
