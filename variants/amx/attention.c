@@ -39,6 +39,7 @@
 #include "../simd/kernel_table.h"
 #include "family.h"
 #include "tiles.h"
+#include "../isa/huge.h"
 
 // One thread's buffers.
 typedef struct {
@@ -196,14 +197,16 @@ static int prepare(const xf_attention_args *a, void **ctx, int swapped)
     if (!c->work) return free(c), -1;
     for (int t = 0; t < c->threads; t++) {
         head_work *w = &c->work[t];
-        w->kp = malloc(xf_amx_packed_elems(a->seq_k, a->dk) * sizeof(xf_bf16));
-        w->vp = malloc(xf_amx_packed_elems(a->dk, a->seq_k) * sizeof(xf_bf16));
-        w->q = malloc((size_t)MR * c->dkpad * sizeof(xf_bf16));
-        // zeroed once: the rows past a ragged block's end are read, never stored
-        w->s = calloc((size_t)MR * c->lds, sizeof(float));
-        w->p = calloc((size_t)MR * c->ldp, sizeof(xf_bf16));
-        w->o = malloc((size_t)MR * c->dkpad * sizeof(float));
+        w->kp = xf_alloc_lines(xf_amx_packed_elems(a->seq_k, a->dk) * sizeof(xf_bf16));
+        w->vp = xf_alloc_lines(xf_amx_packed_elems(a->dk, a->seq_k) * sizeof(xf_bf16));
+        w->q = xf_alloc_lines((size_t)MR * c->dkpad * sizeof(xf_bf16));
+        w->s = xf_alloc_lines((size_t)MR * c->lds * sizeof(float));
+        w->p = xf_alloc_lines((size_t)MR * c->ldp * sizeof(xf_bf16));
+        w->o = xf_alloc_lines((size_t)MR * c->dkpad * sizeof(float));
         if (!w->kp || !w->vp || !w->q || !w->s || !w->p || !w->o) return xf_amx_attention_release(c), -1;
+        // zeroed once: the rows past a ragged block's end are read, never stored
+        memset(w->s, 0, (size_t)MR * c->lds * sizeof(float));
+        memset(w->p, 0, (size_t)MR * c->ldp * sizeof(xf_bf16));
     }
     *ctx = c;
     return 0;

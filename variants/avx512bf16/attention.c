@@ -36,6 +36,7 @@
 #include "../simd/kernel_table.h"
 #include "family.h"
 #include "prob_rows.h"
+#include "../isa/huge.h"
 
 enum { BR = 6, KT = 16, PAN = 16 };
 
@@ -322,10 +323,10 @@ static int prepare(const xf_attention_args *a, void **ctx, int dropped)
     c->tiles = (a->seq_k + 2 * KT - 1) / (2 * KT) * 2;
     c->keys = c->tiles * KT;
     c->panels = (a->dk + PAN - 1) / PAN;
-    c->kp = malloc((size_t)c->tiles * c->pairs * KT * 2 * sizeof(xf_bf16));
-    c->vp = malloc((size_t)c->panels * c->keys * PAN * sizeof(xf_bf16));
-    c->s = malloc((size_t)BR * c->keys * sizeof(float));
-    c->p = malloc((size_t)BR * c->keys * sizeof(xf_bf16));
+    c->kp = xf_alloc_lines((size_t)c->tiles * c->pairs * KT * 2 * sizeof(xf_bf16));
+    c->vp = xf_alloc_lines((size_t)c->panels * c->keys * PAN * sizeof(xf_bf16));
+    c->s = xf_alloc_lines((size_t)BR * c->keys * sizeof(float));
+    c->p = xf_alloc_lines((size_t)BR * c->keys * sizeof(xf_bf16));
     if (!c->kp || !c->vp || !c->s || !c->p) return XF_DOT_FN(attention_release)(c), -1;
     *ctx = c;
     return 0;

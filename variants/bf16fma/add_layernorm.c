@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "bf16fma.h"
+#include "../isa/huge.h"
 
 typedef struct {
     float *v, *gamma, *beta; // scratch row (d), gamma and beta widened (d), d rounded up to XV_W
@@ -65,8 +66,8 @@ int XF_BF_FN(add_layernorm_prepare)(const void *args, void **ctx)
     const xf_add_layernorm_args *a = args;
     norm_ctx *n = calloc(1, sizeof *n);
     const size_t dw = ((size_t)a->d + XV_W - 1) / XV_W * XV_W;
-    if (!n || !(n->v = malloc(dw * sizeof(float))) || !(n->gamma = malloc(dw * sizeof(float))) ||
-        !(n->beta = malloc(dw * sizeof(float)))) {
+    if (!n || !(n->v = xf_alloc_lines(dw * sizeof(float))) || !(n->gamma = xf_alloc_lines(dw * sizeof(float))) ||
+        !(n->beta = xf_alloc_lines(dw * sizeof(float)))) {
         XF_BF_FN(add_layernorm_release)(n);
         return -1;
     }

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "bf16fma.h"
+#include "../isa/huge.h"
 
 typedef struct {
     const xf_simd_kernels *k;
@@ -128,17 +129,17 @@ int XF_BF_FN(attention_prepare)(const void *args, void **ctx)
     c->k = &XF_FN(kernels);
     const size_t d = (size_t)a->heads * a->dk;
     if (a->seq_q <= XF_FEW_ROWS) {
-        c->qf = malloc(d * sizeof(float)), c->of = malloc(d * sizeof(float));
-        c->s = malloc(((size_t)a->heads * a->seq_k + 1) * sizeof(float));
+        c->qf = xf_alloc_lines(d * sizeof(float)), c->of = xf_alloc_lines(d * sizeof(float));
+        c->s = xf_alloc_lines(((size_t)a->heads * a->seq_k + 1) * sizeof(float));
         if (!c->qf || !c->of || !c->s) return XF_BF_FN(attention_release)(c), -1;
         *ctx = c;
         return 0;
     }
-    c->qf = malloc((size_t)a->seq_q * a->dk * sizeof(float));
-    c->of = malloc((size_t)a->seq_q * a->dk * sizeof(float));
-    c->kf = malloc((size_t)a->seq_k * a->dk * sizeof(float));
-    c->vf = malloc((size_t)a->seq_k * a->dk * sizeof(float));
-    c->kv = malloc(c->k->flash_kv_floats(a->seq_k, a->dk) * sizeof(float));
+    c->qf = xf_alloc_lines((size_t)a->seq_q * a->dk * sizeof(float));
+    c->of = xf_alloc_lines((size_t)a->seq_q * a->dk * sizeof(float));
+    c->kf = xf_alloc_lines((size_t)a->seq_k * a->dk * sizeof(float));
+    c->vf = xf_alloc_lines((size_t)a->seq_k * a->dk * sizeof(float));
+    c->kv = xf_alloc_lines(c->k->flash_kv_floats(a->seq_k, a->dk) * sizeof(float));
     c->visible = malloc((size_t)c->k->flash_tiles(a->seq_k) + 1);
     c->ws = c->k->flash_ws_new(a->dk);
     if (!c->qf || !c->of || !c->kf || !c->vf || !c->kv || !c->visible || !c->ws)

@@ -128,10 +128,10 @@ int XF_BF_FN(linear_prepare)(const void *args, void **ctx)
     l->nb = nb < 1 ? 1 : nb > (size_t)l->panels ? l->panels : (int)nb;
     const size_t c_rows = xf_blocking_get()->gemm_b_block / 2 / ((size_t)l->nb * XF_GEMM_NR * sizeof(float));
     l->c_rows = c_rows < XF_GEMM_MR ? XF_GEMM_MR : c_rows > (size_t)a->m ? a->m : (int)c_rows;
-    l->xf = malloc(((l->few ? FEW : (size_t)a->m) * k + 1) * sizeof(float));
+    l->xf = xf_alloc_lines(((l->few ? FEW : (size_t)a->m) * k + 1) * sizeof(float));
     if (!l->few) {
-        l->wblock = malloc((size_t)l->nb * k * XF_GEMM_NR * sizeof(float) + 64);
-        l->cblock = malloc((size_t)l->c_rows * l->nb * XF_GEMM_NR * sizeof(float));
+        l->wblock = xf_alloc_lines((size_t)l->nb * k * XF_GEMM_NR * sizeof(float) + 64);
+        l->cblock = xf_alloc_lines((size_t)l->c_rows * l->nb * XF_GEMM_NR * sizeof(float));
     }
     if (!l->bp || !l->bias || !l->xf || (!l->few && (!l->wblock || !l->cblock))) {
         XF_BF_FN(linear_release)(l);

@@ -6,11 +6,12 @@
 #include <stdlib.h>
 
 #include "bf16fma.h"
+#include "../isa/huge.h"
 
 int XF_BF_FN(softmax_prepare)(const void *args, void **ctx)
 {
     const xf_softmax_args *a = args;
-    *ctx = malloc(((size_t)a->seq_k + XV_W) * sizeof(float)); // one row
+    *ctx = xf_alloc_lines(((size_t)a->seq_k + XV_W) * sizeof(float)); // one row
     return *ctx ? 0 : -1;
 }
 

@@ -13,6 +13,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "../isa/huge.h"
 #include "../isa/isa.h"
 #include "../naive/naive.h"
 
@@ -64,7 +65,7 @@ static int attention_prepare(const void *args, void **ctx)
     const xf_attention_args *a = args;
     attention_ctx *c = malloc(sizeof *c);
     if (!c) return -1;
-    c->s = malloc((size_t)a->seq_q * a->seq_k * sizeof(float));
+    c->s = xf_alloc_lines((size_t)a->seq_q * a->seq_k * sizeof(float));
     if (!c->s) return free(c), -1;
     c->row = widest_softmax_row();
     *ctx = c;

@@ -16,11 +16,11 @@
 void *xf_alloc_huge(size_t bytes);
 
 // bytes of memory (uninitialised, whole 64-byte lines, 64-byte aligned) to
-// free(); NULL if out of memory. For every buffer a kernel loads vectors
-// from (packed panels, score tiles, accumulators): glibc's malloc returns
-// blocks of 128 KiB and more 16 bytes past a page (its chunk header), so
-// every 64-byte load from them would span two cache lines, and every
-// other 32-byte one.
+// free(); NULL if out of memory. For the buffers a kernel's loops load
+// vectors from (packed panels, score tiles, accumulators): glibc's malloc
+// returns blocks of 128 KiB and more 16 bytes past a page (its chunk
+// header), so every 64-byte load from them would span two cache lines,
+// and every other 32-byte one (docs/performance.md, "Those Xeon figures").
 void *xf_alloc_lines(size_t bytes);
 
 #endif

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "xsmm.h"
+#include "../isa/huge.h"
 
 typedef struct {
     xf_xsmm_plan qk, pv;
@@ -32,8 +33,8 @@ int xf_xsmm_attention_prepare(const void *args, void **ctx)
     attention_ctx *c = calloc(1, sizeof *c);
     if (!c) return -1;
     c->simd = xf_simd_widest_kernels();
-    c->kt = malloc((size_t)a->dk * a->seq_k * sizeof(float) + 64);
-    c->s = malloc((size_t)a->seq_q * a->seq_k * sizeof(float) + 64);
+    c->kt = xf_alloc_lines((size_t)a->dk * a->seq_k * sizeof(float) + 64);
+    c->s = xf_alloc_lines((size_t)a->seq_q * a->seq_k * sizeof(float) + 64);
     if (!c->simd || !c->kt || !c->s ||
         xf_xsmm_plan_make(&c->qk, a->seq_k, a->seq_q, a->dk, a->seq_k, XF_XSMM_BM, a->ldq, a->seq_k) != 0 ||
         xf_xsmm_plan_make(&c->pv, a->dk, a->seq_q, a->seq_k, a->ldv, XF_XSMM_BM, a->seq_k, a->ldo) != 0) {

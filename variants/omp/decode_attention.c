@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "omp_family.h"
+#include "../isa/huge.h"
 
 // Keys a chunk holds at least: below this a thread's share is too short to
 // pay for its merge (and for waking the thread).
@@ -47,12 +48,12 @@ int xf_omp_decode_attention_prepare(const void *args, void **ctx)
     }
     c->items = rows * c->chunks;
     const size_t chunk_keys = (size_t)(a->seq_k + c->chunks - 1) / c->chunks;
-    c->o = malloc((size_t)c->items * a->heads * a->dk * sizeof(float) + 64);
+    c->o = xf_alloc_lines((size_t)c->items * a->heads * a->dk * sizeof(float) + 64);
     c->ml = malloc((size_t)c->items * 2 * a->heads * sizeof(float) + 64);
     c->scores = calloc((size_t)c->threads, sizeof *c->scores);
     int ok = c->o && c->ml && c->scores;
     for (int t = 0; ok && t < c->threads; t++)
-        ok = (c->scores[t] = malloc((size_t)a->heads * chunk_keys * sizeof(float) + 64)) != NULL;
+        ok = (c->scores[t] = xf_alloc_lines((size_t)a->heads * chunk_keys * sizeof(float) + 64)) != NULL;
     if (!ok) {
         xf_omp_decode_attention_release(c);
         return -1;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "omp_family.h"
+#include "../isa/huge.h"
 
 typedef struct {
     void *decode;     // few query rows: decode_attention.c's context, nothing else
@@ -42,7 +43,7 @@ int xf_omp_flash_prepare(const void *args, void **ctx)
     c->threads = xf_team_threads();
     c->kv_floats = c->k->flash_kv_floats(a->seq_k, a->dk);
     c->tiles = c->k->flash_tiles(a->seq_k);
-    c->kv = malloc(c->kv_floats * sizeof(float) * (size_t)a->batch * a->heads + 64);
+    c->kv = xf_alloc_lines(c->kv_floats * sizeof(float) * (size_t)a->batch * a->heads + 64);
     c->visible = malloc((size_t)c->tiles * a->batch + 1);
     c->ws = calloc((size_t)c->threads, sizeof *c->ws);
     int ok = c->kv && c->visible && c->ws;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "simd.h"
+#include "../isa/huge.h"
 
 typedef struct {
     float *s, *kp, *vp;
@@ -25,9 +26,9 @@ int XF_FN(attention3_prepare)(const void *args, void **ctx)
     const xf_attention_args *a = args;
     attention3_ctx *c = calloc(1, sizeof *c);
     if (!c) return -1;
-    c->s = malloc((size_t)a->seq_q * a->seq_k * sizeof(float));
-    c->kp = malloc(XF_FN(packed_b_floats)(a->seq_k, a->dk) * sizeof(float));
-    c->vp = malloc(XF_FN(packed_b_floats)(a->dk, a->seq_k) * sizeof(float));
+    c->s = xf_alloc_lines((size_t)a->seq_q * a->seq_k * sizeof(float));
+    c->kp = xf_alloc_lines(XF_FN(packed_b_floats)(a->seq_k, a->dk) * sizeof(float));
+    c->vp = xf_alloc_lines(XF_FN(packed_b_floats)(a->dk, a->seq_k) * sizeof(float));
     if (!c->s || !c->kp || !c->vp) {
         XF_FN(attention3_release)(c);
         return -1;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "simd.h"
+#include "../isa/huge.h"
 
 typedef struct {
     int seq, d;
@@ -15,7 +16,7 @@ int XF_FN(embed_prepare)(const void *args, void **ctx)
 {
     const xf_embed_args *a = args;
     embed_ctx *e = malloc(sizeof *e);
-    float *pe = malloc((size_t)a->seq * a->d_model * sizeof(float));
+    float *pe = xf_alloc_lines((size_t)a->seq * a->d_model * sizeof(float));
     if (!e || !pe) return free(e), free(pe), -1;
     for (int s = 0; s < a->seq; s++)
         for (int c = 0; c < a->d_model; c++) {

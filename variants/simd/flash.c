@@ -264,8 +264,8 @@ int XF_FN(flash_prepare)(const void *args, void **ctx)
     flash_ctx *c = calloc(1, sizeof *c);
     if (!c) return -1;
     if (a->seq_q <= XF_FEW_ROWS) { // decode.c's rows: nothing packed
-        c->row_s = malloc((size_t)a->heads * a->seq_k * sizeof(float) + 64);
-        c->row_o = malloc((size_t)a->heads * a->dk * sizeof(float) + 64);
+        c->row_s = xf_alloc_lines((size_t)a->heads * a->seq_k * sizeof(float) + 64);
+        c->row_o = xf_alloc_lines((size_t)a->heads * a->dk * sizeof(float) + 64);
         c->row_ml = malloc(2 * (size_t)a->heads * sizeof(float));
         if (!c->row_s || !c->row_o || !c->row_ml) {
             XF_FN(flash_release)(c);
