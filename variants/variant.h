@@ -15,7 +15,7 @@
 // How a bf16 kernel computes (xf_family.bf16_arith), in rising order of
 // the roofs seen so far (AMX's above vdpbf16ps' above FMA's, except on a
 // Xeon, where vdpbf16ps runs at half the FMA rate: the roofs are measured,
-// never assumed, harness/app.c).
+// never assumed, harness/rates.c).
 typedef enum { XF_ARITH_FMA, XF_ARITH_DOT, XF_ARITH_AMX } xf_bf16_arith;
 
 typedef struct xf_variant {
@@ -101,7 +101,7 @@ typedef struct {
     // The arithmetic of the family's bf16 kernels here: the bf16 dot
     // product (vdpbf16ps), AMX's (tdpbf16ps: oneDNN from avx512_core_amx),
     // or, NULL or XF_ARITH_FMA, widened to fp32 and FMA. Picks the compute
-    // roof of their bf16 rows (harness/app.c).
+    // roof of their bf16 rows (harness/rates.c).
     xf_bf16_arith (*bf16_arith)(void);
     // 1: compiled on an emulation of its instruction set (SIMDe:
     // variants/emulated; its cflags say how), listed as "emulated",
