@@ -52,9 +52,11 @@ static void print_breakdown(const xf_entry *e, const xf_timing *tm)
     }
 }
 
-// Where rows go, and what bench counts across instances.
+// Where rows go, the roofs they are held against, and what bench counts
+// across instances.
 typedef struct {
     FILE *csv, *jsonl;
+    const xf_peak *peak;
     int contended;      // cases timed while the machine was busy
     int refused;        // of those, not recorded (--strict)
 } sink;
@@ -73,7 +75,7 @@ static void time_entry(xf_entry *e, xf_instance *in, const xf_check_result *r, c
     if (timed_mode) timed_mode(in, 1);
     xf_time(&e->r, in, &to, tm);
     if (timed_mode) timed_mode(in, 0);
-    xf_row_rates rates = xf_rates_of(xf_app_peak(m), in, tm, o->threads, &e->r);
+    xf_row_rates rates = xf_rates_of(out->peak, in, tm, o->threads, &e->r);
     rates.composition = comp;
     printf("%-13s %-24s %-44s %10.4f %10.4f %6.1f %8.2f %8.2f %8.2f %6.1f%% %-8s %9.3f  ok (err/bound %.2g)%s%s\n",
            xf_stage_name(s), e->r.name, desc, tm->median_ns / 1e6, tm->min_ns / 1e6,
@@ -267,7 +269,7 @@ int xf_cmd_bench(const xf_options *o, const xf_machine *m, int breakdown)
     if (o->rounds > 1) printf("# %d interleaved rounds, random orders from --order-seed %llu\n", o->rounds,
                               (unsigned long long)o->order_seed);
     xf_print_peers(m);
-    const xf_peak *peak = xf_app_peak(m);
+    const xf_peak *peak = out.peak = xf_app_peak(m);
     if (peak->busy)
         printf("# WARNING: these roofs were measured while the machine was busy: %%peak may read high; 'xfbench peak'"
                " on a quiet machine measures them again\n");

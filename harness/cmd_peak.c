@@ -34,8 +34,7 @@ static int measure_peak(double seconds, FILE *log)
 
 const xf_peak *xf_app_peak(const xf_machine *m)
 {
-    static int loaded;
-    if (loaded++ || xf_peak_load(&peak, m) == 0) return &peak;
+    if (xf_peak_load(&peak, m) == 0) return &peak;
     char path[512];
     xf_peak_cache_path(path, sizeof path);
     printf("# measuring this machine's peak (once; cached in %s; 'xfbench peak' measures longer)\n", path);

@@ -39,7 +39,7 @@ void xf_refuse_oversized_shape(const xf_options *o, const xf_machine *m);
 void xf_build_or_die(xf_instance *in, const xf_case *c, const xf_machine *m);
 
 // cmd_peak.c: the roofs rows are held against (cached, else measured
-// briefly on first use), and how the peers run here.
+// briefly and cached; bench calls it once), and how the peers run here.
 const xf_peak *xf_app_peak(const xf_machine *m);
 void xf_print_peers(const xf_machine *m);
 

@@ -200,13 +200,11 @@ static int prepare(const xf_attention_args *a, void **ctx, int swapped)
         w->kp = xf_alloc_lines(xf_amx_packed_elems(a->seq_k, a->dk) * sizeof(xf_bf16));
         w->vp = xf_alloc_lines(xf_amx_packed_elems(a->dk, a->seq_k) * sizeof(xf_bf16));
         w->q = xf_alloc_lines((size_t)MR * c->dkpad * sizeof(xf_bf16));
-        w->s = xf_alloc_lines((size_t)MR * c->lds * sizeof(float));
-        w->p = xf_alloc_lines((size_t)MR * c->ldp * sizeof(xf_bf16));
+        // zeroed once: the rows past a ragged block's end are read, never stored
+        w->s = xf_alloc_lines_zero((size_t)MR * c->lds * sizeof(float));
+        w->p = xf_alloc_lines_zero((size_t)MR * c->ldp * sizeof(xf_bf16));
         w->o = xf_alloc_lines((size_t)MR * c->dkpad * sizeof(float));
         if (!w->kp || !w->vp || !w->q || !w->s || !w->p || !w->o) return xf_amx_attention_release(c), -1;
-        // zeroed once: the rows past a ragged block's end are read, never stored
-        memset(w->s, 0, (size_t)MR * c->lds * sizeof(float));
-        memset(w->p, 0, (size_t)MR * c->ldp * sizeof(xf_bf16));
     }
     *ctx = c;
     return 0;

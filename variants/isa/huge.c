@@ -1,10 +1,18 @@
 #define _DEFAULT_SOURCE // madvise
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #include "huge.h"
 
 void *xf_alloc_lines(size_t bytes) { return aligned_alloc(64, bytes ? (bytes + 63) / 64 * 64 : 64); }
+
+void *xf_alloc_lines_zero(size_t bytes)
+{
+    void *p = xf_alloc_lines(bytes);
+    if (p) memset(p, 0, bytes);
+    return p;
+}
 
 void *xf_alloc_huge(size_t bytes)
 {

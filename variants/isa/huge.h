@@ -22,5 +22,7 @@ void *xf_alloc_huge(size_t bytes);
 // header), so every 64-byte load from them would span two cache lines,
 // and every other 32-byte one (docs/performance.md, "Those Xeon figures").
 void *xf_alloc_lines(size_t bytes);
+// The same, zeroed (as calloc).
+void *xf_alloc_lines_zero(size_t bytes);
 
 #endif

@@ -47,7 +47,10 @@ void *XF_FN(flash_ws_new)(int dk)
     flash_ws *w = calloc(1, sizeof *w);
     if (!w) return NULL;
     w->dkp = (dk + XF_GEMM_NR - 1) / XF_GEMM_NR * XF_GEMM_NR;
-    w->s = xf_alloc_lines((size_t)XF_GEMM_MR * BC * sizeof(float));
+    // Zeros: rows of a ragged last panel that no query fills are still
+    // read by the P V micro-kernel (into output rows never used), and
+    // must hold numbers, not whatever the allocator left.
+    w->s = xf_alloc_lines_zero((size_t)XF_GEMM_MR * BC * sizeof(float));
     w->o = xf_alloc_lines((size_t)BR_PAD * w->dkp * sizeof(float));
     w->m = malloc(BR * sizeof(float));
     w->l = xf_alloc_lines(BR * XV_W * sizeof(float));
@@ -55,10 +58,6 @@ void *XF_FN(flash_ws_new)(int dk)
         XF_FN(flash_ws_free)(w);
         return NULL;
     }
-    // Zeros: rows of a ragged last panel that no query fills are still
-    // read by the P V micro-kernel (into output rows never used), and
-    // must hold numbers, not whatever the allocator left.
-    memset(w->s, 0, (size_t)XF_GEMM_MR * BC * sizeof(float));
     return w;
 }
 
