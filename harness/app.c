@@ -3,7 +3,6 @@
 // one command: list (cmd_list.c), check (cmd_check.c), bench and forward
 // (cmd_bench.c), peak (cmd_peak.c); compare (compare.c) reads CSVs only.
 #include <libgen.h>
-#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -47,15 +46,6 @@ int xf_main(int argc, char **argv)
 {
     xf_prog_name = basename(argv[0]);
     if (argc >= 2 && !strcmp(argv[1], "compare")) return xf_compare_main(argc - 2, argv + 2);
-    // Every block of 128 KiB and more mapped afresh, so that each variant's
-    // packed weights and buffers start on untouched pages that
-    // xf_alloc_huge's advice can make huge. glibc's default raises this
-    // threshold at each large free (to 32 MiB), and then serves large blocks
-    // from heap memory an earlier variant (or best's tuning) already touched
-    // in 4 KiB pages: measured on Zen 4, generate at batch 8 on 2 threads,
-    // best running the omp family's very pass read 5-13% slower than omp's
-    // row after tuning in the same process, level once this was set.
-    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
     xf_options o;
     xf_options_parse(argc, argv, &o);
     if (o.help) {

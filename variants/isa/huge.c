@@ -20,6 +20,17 @@ void *xf_alloc_huge(size_t bytes)
     if (bytes < page) return xf_alloc_lines(bytes);
     const size_t size = (bytes + page - 1) / page * page;
     void *p = aligned_alloc(page, size);
-    if (p) madvise(p, size, MADV_HUGEPAGE);
+    if (!p) return NULL;
+    madvise(p, size, MADV_HUGEPAGE);
+    // The advice makes huge pages only where a page is first touched, and
+    // malloc may hand back heap memory an earlier variant (or best's
+    // tuning) already touched in 4 KiB pages: glibc raises its mmap
+    // threshold at each large free, then serves large blocks from the
+    // heap. Those pages are dropped (the block is uninitialised anyway), so
+    // its first touch faults huge ones in. Measured on Zen 4, generate at
+    // batch 8 on 2 threads: best running the omp family's very pass read
+    // 4-13% slower than omp's row after tuning in the same process, with
+    // its weights in 4 KiB pages; docs/design.md, Decoding.
+    madvise(p, size, MADV_DONTNEED);
     return p;
 }
