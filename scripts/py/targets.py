@@ -249,11 +249,18 @@ def verdicts(d):
                 continue
             f = line.split("\t")
             walls[f[0]] = (float(f[1].split()[0]), f[2].strip())
-    if os.path.exists(cold) and "best_b8_cold" in walls:
-        wall, rc = walls["best_b8_cold"]
-        ok = rc == "exit 0" and wall < 60
-        add("25.6 first generate --variant best, batch 8, 2 threads: done in < 60 s (tuning, check and timing)",
-            "holds" if ok else "MISSES", f"{wall:.1f} s, {rc}")
+    if os.path.exists(cold):
+        # The issue times the tuning; best prints its total when a pass is
+        # settled ("best: N calls and passes tuned in S s").
+        totals = [line.split(" tuned in ")[1].split()[0] for line in open(cold) if " calls and passes tuned in " in line
+                  and "so far" not in line]
+        wall, rc = walls.get("best_b8_cold", (float("nan"), "exit ?"))
+        target = "25.6 first generate --variant best, batch 8, 2 threads: tuned in < 60 s"
+        if totals and rc == "exit 0":
+            tuned = float(totals[-1])
+            add(target, "holds" if tuned < 60 else "MISSES", f"tuned in {tuned:.1f} s; the whole command {wall:.1f} s")
+        else:
+            add(target, "not measured", f"no tuning total in best_b8_cold.txt ({rc}; was the cache warm?)")
     warm = os.path.join(d, "best_b8_warm.txt")
     if os.path.exists(warm):
         tuned = sum("interleaved rounds" in line for line in open(warm))
