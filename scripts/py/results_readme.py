@@ -2,7 +2,8 @@
 CPUs seen side by side (roofs, GEMM and attention as % of the FMA roof,
 ours and the best peer, the full pass against PyTorch, decoding tokens/s),
 then for each machine its metadata (CPU, ISA, compilers, flags per family, commits,
-dates, hosts), its hand-written NOTES.md if it has one, and, per CSV, a summary table: for every case, the fastest
+dates, hosts), its hand-written NOTES.md if it has one, the verdicts of scripts/perf_targets
+(targets/) if it ran there, and, per CSV, a summary table: for every case, the fastest
 variant that passed its check, its GFLOP/s (dense and useful), % of its
 roof and which roof, and its speedup over naive, blas and dnnl where those
 ran; links to the machine's text reports (the PyTorch race). Standard library only.
@@ -254,8 +255,9 @@ def main():
         # The machine's own CSVs and its merged sweeps (not the per-host
         # copies, nor hyperfine's).
         csvs = sorted(f for f in os.listdir(os.path.join(root, m)) if f.endswith(".csv"))
-        if os.path.isdir(os.path.join(root, m, "sweep")):
-            csvs += sorted("sweep/" + f for f in os.listdir(os.path.join(root, m, "sweep")) if f.endswith(".csv"))
+        for sub in ("sweep", "targets"):  # targets/: scripts/perf_targets, its verdicts shown instead of its tables
+            if os.path.isdir(os.path.join(root, m, sub)):
+                csvs += sorted(f"{sub}/{f}" for f in os.listdir(os.path.join(root, m, sub)) if f.endswith(".csv"))
         if not csvs:
             continue
         all_rows = {}
@@ -285,7 +287,12 @@ def main():
         if os.path.exists(os.path.join(root, m, "SOURCE.md")):
             lines += [f"Where these came from: [{m}/SOURCE.md]({m}/SOURCE.md)", ""]
         lines += notes(root, m)
-        for f in csvs:
+        verdicts = os.path.join(root, m, "targets", "verdicts.txt")
+        if os.path.exists(verdicts):
+            lines += ["### The issues' targets here (`scripts/perf_targets`)", "",
+                      f"Every command and its output: [{m}/targets/commands.txt]({m}/targets/commands.txt).", "",
+                      "```"] + read_text(verdicts).splitlines() + ["```", ""]
+        for f in (f for f in csvs if not f.startswith("targets/")):
             lines += [f"### {f} ({len(all_rows[f])} rows)", ""] + table(all_rows[f]) + [""]
         sections += lines
         lines = saved
