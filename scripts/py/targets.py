@@ -191,6 +191,25 @@ def roof_of(rows, variant):
     return statistics.median(float(x["useful_gflops"]) * 100 / float(x["useful_pct_peak"]) for x in r), r[0]["roof"]
 
 
+def race_targets(add, label, rows, ours, pct, useful, peers):
+    """A --rounds race's targets: our fastest at >= pct% of the roof its row
+    names, and at least as fast as each peer that ran. Returns (winner or
+    None, times by round)."""
+    times = rounds_of(rows)
+    w = winner(times, ours)
+    if not w:
+        add(label, "not measured", "no passing row of ours")
+        return None, times
+    p = pct_roof(rows, w, useful)
+    roof, roof_name = roof_of(rows, w)
+    add(f"{label}: >= {pct}% of its roof", "holds" if p >= pct else "MISSES",
+        f"{w} {p:.1f}%{' (useful FLOPs)' if useful else ''} of {roof_name} ({roof:.0f} GFLOP/s)")
+    for other in peers:
+        if other in times:
+            add(f"{label}: at least as fast as {other}", *at_least(speed_vs(times, w, other), other))
+    return w, times
+
+
 def verdicts(d):
     out = []  # (target, verdict, evidence)
 
@@ -212,34 +231,13 @@ def verdicts(d):
         add("25.1 default benchmark", "not measured", "no default.csv with passing rows")
 
     for name in FULL["linear"]:
-        rows = rows_of(d, f"linear_{name}_f32")
-        times = rounds_of(rows)
-        w = winner(times, OURS_F32)
-        if not w:
-            add(f"25.4 linear {name} f32", "not measured", "no passing row of ours")
-            continue
-        p = pct_roof(rows, w, False)
-        add(f"25.4 linear {name} f32: >= 90% of the FMA roof", "holds" if p >= 90 else "MISSES", f"{w} {p:.1f}%")
-        if "dnnl" in times:
-            add(f"25.4 linear {name} f32: >= oneDNN", *at_least(speed_vs(times, w, "dnnl"), "oneDNN"))
-        else:
-            add(f"25.4 linear {name} f32: >= oneDNN", "not measured", "no oneDNN row")
-
+        race_targets(add, f"25.4 linear {name} f32", rows_of(d, f"linear_{name}_f32"), OURS_F32, 90, False, ("dnnl",))
     seqs = sorted(int(f[len("attention_"):-4]) for f in os.listdir(d) if f.startswith("attention_") and f.endswith(".csv"))
     if not seqs:
         add("25.5 attention", "not measured", "no attention_*.csv")
     for s in seqs:
-        rows = rows_of(d, f"attention_{s}")
-        times = rounds_of(rows)
-        w = winner(times, OURS_FLASH)
-        if not w:
-            add(f"25.5 attention seq {s}", "not measured", "no passing row of ours")
-            continue
-        p = pct_roof(rows, w, True)
-        add(f"25.5 attention seq {s}: >= 80% of the roof", "holds" if p >= 80 else "MISSES", f"{w} {p:.1f}% (useful FLOPs)")
-        for other in ("dnnl",) + THREE_PASS:
-            if other in times:
-                add(f"25.5 attention seq {s}: ahead of {other}", *at_least(speed_vs(times, w, other), other))
+        race_targets(add, f"25.5 attention seq {s}", rows_of(d, f"attention_{s}"), OURS_FLASH, 80, True,
+                     ("dnnl",) + THREE_PASS)
 
     cold = os.path.join(d, "best_b8_cold.txt")
     walls = {}
@@ -278,17 +276,9 @@ def verdicts(d):
 
     for name in FULL["linear"]:
         rows, f32 = rows_of(d, f"linear_{name}_bf16"), rows_of(d, f"linear_{name}_f32")
-        times = rounds_of(rows)
-        w = winner(times, OURS_BF16)
+        w, times = race_targets(add, f"27.5 linear {name} bf16", rows, OURS_BF16, 90, False, ("dnnl",))
         if not w:
-            add(f"27.5 linear {name} bf16", "not measured", "no passing bf16 row of ours")
             continue
-        p = pct_roof(rows, w, False)
-        roof, roof_name = roof_of(rows, w)
-        add(f"27.5 linear {name} bf16: >= 90% of its arithmetic's roof", "holds" if p >= 90 else "MISSES",
-            f"{w} {p:.1f}% of {roof_name} ({roof:.0f} GFLOP/s)")
-        if "dnnl" in times:
-            add(f"27.5 linear {name} bf16: >= oneDNN bf16", *at_least(speed_vs(times, w, "dnnl"), "oneDNN"))
         wf = winner(rounds_of(f32), OURS_F32)
         if wf:
             fma, _ = roof_of(f32, wf)
