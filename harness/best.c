@@ -337,12 +337,12 @@ static void race_report(const racer *c, int n, const double *median_ns, int win,
                                             : snprintf(report + len, size - len, " %s FAILED", c[i].name));
 }
 
-// Races every candidate variant on the call's shape; NULL if none passed.
 static void tuning_starts(void)
 {
     if (!best.tuning_since_ns) best.tuning_since_ns = xf_now_ns();
 }
 
+// Races every candidate variant on the call's shape; NULL if none passed.
 static const xf_variant *tune(xf_stage stage, const xf_case *c, const char *key)
 {
     tuning_starts();

@@ -28,9 +28,9 @@ void *xf_alloc_huge(size_t bytes)
     // threshold at each large free, then serves large blocks from the
     // heap. Those pages are dropped (the block is uninitialised anyway), so
     // its first touch faults huge ones in. Measured on Zen 4, generate at
-    // batch 8 on 2 threads: best running the omp family's very pass read
-    // 4-13% slower than omp's row after tuning in the same process, with
-    // its weights in 4 KiB pages; docs/design.md, Decoding.
+    // batch 8 on 2 threads: best running the omp family's very pass after
+    // tuning in the same process read 0.92-0.99x omp's row's speed in four
+    // runs, 1.008-1.015x in three with this (docs/design.md, Huge pages).
     madvise(p, size, MADV_DONTNEED);
     return p;
 }

@@ -13,7 +13,8 @@
 // bytes of memory (uninitialised, a whole number of 64-byte lines) to
 // free(); NULL if out of memory. The advice is best effort: where the
 // kernel has THP off the pages stay 4 KiB. The block's pages are dropped
-// first, so that heap memory malloc reuses is faulted in afresh, huge.
+// before it is returned, so that heap memory malloc reuses is faulted in
+// afresh, in huge pages.
 void *xf_alloc_huge(size_t bytes);
 
 // bytes of memory (uninitialised, whole 64-byte lines, 64-byte aligned) to
