@@ -1,25 +1,27 @@
 """The targets of issues 25 and 27, measured on this machine by one command,
 and a verdict on each: so that the session which lands on a new CPU (a
-Xeon, say) learns in half an hour which targets hold there, and a reader
-can judge a recorded directory again without rerunning it.
+Xeon, say) learns in about twenty minutes which targets hold there, and a
+reader can judge a recorded directory again without rerunning it.
 
   targets.py run DIR [--xfbench BIN] [--torch] [--quick]   measure into DIR, then judge
-  targets.py judge DIR                           judge what DIR holds
+  targets.py judge DIR                                     judge what DIR holds
 
 run writes one CSV and one text file per command into DIR (commands.txt
-lists them in order, with the wall time of each), 1 thread pinned unless a
-target names 2. --torch adds scripts/vs_torch in bf16 (needs PyTorch 2 in
-.venv: scripts/setup torch2; its wheel is gigabytes, so it is not the
-default). judge prints one line per target and writes DIR/verdicts.txt.
+lists them in order, with the wall time and exit status of each), 1
+thread pinned unless a target names 2. --torch adds scripts/vs_torch in
+bf16 (PyTorch 2 from `scripts/setup torch2`; its wheel is gigabytes, so
+it is not the default); --quick runs every command on tiny shapes (for
+the tests). judge prints one line per target and writes DIR/verdicts.txt.
 
 A verdict is `holds`, `level` (a target of the form "at least as fast as
 X" whose median ratio is below 1 while some round had us ahead: within
-this machine's noise, not shown behind), `MISSES`, or `not measured` with
-the reason (a variant this CPU lacks, a failed check: bench never times a
-result that failed). Ratios between variants are medians of per-round
-ratios of one `bench --rounds 3` run, as bench prints them; ratios
-between dtypes come from processes run alternately, f32 then bf16, twice.
-Standard library only."""
+this machine's noise, not shown behind), `MISSES`, `not applicable` (a
+target for another kind of CPU), `recorded` (a fact, no threshold), or
+`not measured` with the reason (a variant this CPU lacks, a failed check:
+bench never times a result that failed). Ratios between variants are
+medians of per-round ratios of one `bench --rounds 3` run, as bench
+prints them; ratios between dtypes come from processes run alternately,
+f32 then bf16, twice. Standard library only."""
 import csv
 import os
 import shutil
