@@ -26,12 +26,11 @@
 #include "../avx512/vec.h"
 #include "family.h"
 
-enum { MR = 6, NR = 64, FEW = 4, U = 4 };
+enum { MR = 6, NR = 64, FEW = 4, U = 4, B_AHEAD = 12 };
 
 typedef struct {
     xf_bf16 *bp;   // W packed [panel][k/2 rounded up][NR][2], zero past n and k; few rows: W as given, (n,k)
     float *bias;   // b widened, zero past n (whole panels)
-    xf_bf16 *pad;  // a zero-padded copy of a ragged last row panel, MR x k
     int panels, pairs, few;
 } linear_ctx;
 
@@ -46,31 +45,52 @@ static inline __m512bh pair_at(const xf_bf16 *x)
 }
 static inline __m512bh last_at(const xf_bf16 *x) { return (__m512bh)_mm512_set1_epi32((int)(uint32_t)x[0]); }
 
+// Row i of a tile of R rows (R a constant where the tile is inlined, so
+// the rows past it vanish): its accumulators from the bias, one step of
+// its pair A(i) against the four B vectors, its ReLU and bf16 store.
 #define ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
 #define DECLARE(i) __m512 c##i##0 = b0, c##i##1 = b1, c##i##2 = b2, c##i##3 = b3;
 // A(i): row i's pair of this step (pair_at in the loop, last_at after it)
 #define STEP(i)                                                                                               \
-    {                                                                                                         \
+    if ((i) < R) {                                                                                            \
         const __m512bh a = A(i);                                                                               \
         c##i##0 = _mm512_dpbf16_ps(c##i##0, a, w0), c##i##1 = _mm512_dpbf16_ps(c##i##1, a, w1);              \
         c##i##2 = _mm512_dpbf16_ps(c##i##2, a, w2), c##i##3 = _mm512_dpbf16_ps(c##i##3, a, w3);              \
     }
 #define OUT(i)                                                                                                \
-    if (relu)                                                                                                 \
-        c##i##0 = _mm512_max_ps(c##i##0, zero), c##i##1 = _mm512_max_ps(c##i##1, zero),                       \
-        c##i##2 = _mm512_max_ps(c##i##2, zero), c##i##3 = _mm512_max_ps(c##i##3, zero);                       \
-    xv_store_bf16(tile + (i) * NR, c##i##0);                                                                  \
-    xv_store_bf16(tile + (i) * NR + 16, c##i##1);                                                             \
-    xv_store_bf16(tile + (i) * NR + 32, c##i##2);                                                             \
-    xv_store_bf16(tile + (i) * NR + 48, c##i##3);
+    if ((i) < R) {                                                                                            \
+        if (relu)                                                                                             \
+            c##i##0 = _mm512_max_ps(c##i##0, zero), c##i##1 = _mm512_max_ps(c##i##1, zero),                   \
+            c##i##2 = _mm512_max_ps(c##i##2, zero), c##i##3 = _mm512_max_ps(c##i##3, zero);                   \
+        xv_store_bf16(out + (i) * ldo, c##i##0);                                                              \
+        xv_store_bf16(out + (i) * ldo + 16, c##i##1);                                                         \
+        xv_store_bf16(out + (i) * ldo + 32, c##i##2);                                                         \
+        xv_store_bf16(out + (i) * ldo + 48, c##i##3);                                                         \
+    }
 
-// y (rows x cols of the tile, row stride n) = bf16(relu(A B + bias)); A is
-// MR rows of stride lda, read in place; B one packed panel.
-static void micro_tile(int k, const xf_bf16 *ap, size_t lda, const xf_bf16 *bp, const float *bias, int relu,
-                       xf_bf16 *y, int n, int rows, int cols)
+// y (R rows x cols, row stride n) = bf16(relu(A B + bias)); A is R rows of
+// stride lda, read in place; B one packed panel. As the fp32 tile does
+// (variants/simd/ukernels.c, where each is measured): every 16 pairs (a
+// 64-byte line of each row) a line of the MR rows at pf, the next A panel,
+// which the first tile of each panel is given; 32 pairs before the end,
+// the tile's lines of y, which its stores then find in L1; B 12 pairs
+// ahead. A tile of NR columns is stored to y in place, a narrower one
+// through a tile on the stack. A ragged last panel of R < MR rows has its
+// own tile (no products for rows that are not there: a padded 6-row tile
+// for seq 512's last 2 rows was 0.8% of QKV's products).
+// Zen 4, bf16 at seq 512, 1 thread, `bench --variant avx512bf16,dnnl
+// --rounds 5`, processes alternating with the tile before (MR rows
+// always, y through the stack, no prefetch; 8 runs of it, 4 of this): QKV
+// (n 1536, k 512) median 3.61-3.78 ms -> 3.58-3.65, oneDNN's time / ours
+// 0.990-1.019x before, 1.005-1.025x after; FFN1 (n 2048, k 512) 4.88-4.90
+// -> 4.79 ms (--rounds 3, 2 runs each); FFN2 level.
+static inline __attribute__((always_inline)) void tile_rows(const int R, int k, const xf_bf16 *ap, size_t lda,
+                                                            const xf_bf16 *pf, const xf_bf16 *bp, const float *bias,
+                                                            int relu, xf_bf16 *y, int n, int cols)
 {
     const __m512 b0 = _mm512_loadu_ps(bias), b1 = _mm512_loadu_ps(bias + 16), b2 = _mm512_loadu_ps(bias + 32),
                  b3 = _mm512_loadu_ps(bias + 48), zero = _mm512_setzero_ps();
+    const int y_at = k / 2 > 48 ? (k / 2 - 32) & ~15 : 0;
     ROWS(DECLARE)
     int p = 0;
 #define A(i) pair_at(ap + (size_t)(i) * lda + 2 * p)
@@ -78,6 +98,13 @@ static void micro_tile(int k, const xf_bf16 *ap, size_t lda, const xf_bf16 *bp, 
         const __m512bh w0 = (__m512bh)_mm512_loadu_si512(bp), w1 = (__m512bh)_mm512_loadu_si512(bp + 32),
                        w2 = (__m512bh)_mm512_loadu_si512(bp + 64), w3 = (__m512bh)_mm512_loadu_si512(bp + 96);
         ROWS(STEP)
+        for (int j = 0; j < 2 * NR; j += 32) _mm_prefetch((const char *)(bp + B_AHEAD * 2 * NR + j), _MM_HINT_T0);
+        if ((p & 15) == 0) {
+            for (int r = 0; r < MR; r++) _mm_prefetch((const char *)(pf + (size_t)r * lda + 2 * p), _MM_HINT_T0);
+            if (p == y_at)
+                for (int r = 0; r < R; r++)
+                    for (int j = 0; j < NR; j += 32) _mm_prefetch((const char *)(y + (size_t)r * n + j), _MM_HINT_T0);
+        }
     }
 #undef A
 #define A(i) last_at(ap + (size_t)(i) * lda + 2 * p)
@@ -87,10 +114,34 @@ static void micro_tile(int k, const xf_bf16 *ap, size_t lda, const xf_bf16 *bp, 
         ROWS(STEP)
     }
 #undef A
-    xf_bf16 tile[MR * NR];
+    if (cols == NR) {
+        xf_bf16 *const out = y;
+        const size_t ldo = (size_t)n;
+        ROWS(OUT)
+        return;
+    }
+    xf_bf16 tile[MR * NR], *const out = tile;
+    const size_t ldo = NR;
     ROWS(OUT)
-    for (int i = 0; i < rows; i++) memcpy(y + (size_t)i * n, tile + i * NR, (size_t)cols * sizeof *y);
+    for (int i = 0; i < R; i++) memcpy(y + (size_t)i * n, tile + i * NR, (size_t)cols * sizeof *y);
 }
+
+#define TILE_FN(r)                                                                                            \
+    static void tile##r(int k, const xf_bf16 *ap, size_t lda, const xf_bf16 *pf, const xf_bf16 *bp,           \
+                        const float *bias, int relu, xf_bf16 *y, int n, int cols)                             \
+    {                                                                                                         \
+        tile_rows(r, k, ap, lda, pf, bp, bias, relu, y, n, cols);                                             \
+    }
+TILE_FN(1)
+TILE_FN(2)
+TILE_FN(3)
+TILE_FN(4)
+TILE_FN(5)
+TILE_FN(6)
+typedef void tile_fn(int k, const xf_bf16 *ap, size_t lda, const xf_bf16 *pf, const xf_bf16 *bp, const float *bias,
+                     int relu, xf_bf16 *y, int n, int cols);
+_Static_assert(MR == 6, "tiles lists tiles of 1 to MR rows");
+static tile_fn *const tiles[MR + 1] = {NULL, tile1, tile2, tile3, tile4, tile5, tile6};
 
 // y[r][j] for the M x rows at x (row stride k) and weight row w: U
 // independent accumulators per x row cover vdpbf16ps's latency; the last
@@ -156,14 +207,12 @@ void XF_DOT_FN(linear_run)(const void *args, void *ctx)
         for (int r0 = 0; r0 < a->m; r0 += MR) {
             const int rows = a->m - r0 < MR ? a->m - r0 : MR;
             const xf_bf16 *ap = a->x16 + (size_t)r0 * a->k;
-            if (rows < MR) { // the ragged last panel: its rows and zeros, so the tile reads MR rows
-                memcpy(l->pad, ap, (size_t)rows * a->k * sizeof *ap);
-                ap = l->pad;
-            }
+            const xf_bf16 *next = r0 + MR < a->m ? ap + (size_t)MR * a->k : ap;
             for (int p = p0; p < p1; p++) {
                 const int cols = a->n - p * NR < NR ? a->n - p * NR : NR;
-                micro_tile(a->k, ap, (size_t)a->k, l->bp + (size_t)p * l->pairs * 2 * NR, l->bias + (size_t)p * NR,
-                           a->relu, a->y16 + (size_t)r0 * a->n + (size_t)p * NR, a->n, rows, cols);
+                tiles[rows](a->k, ap, (size_t)a->k, p == p0 ? next : ap, l->bp + (size_t)p * l->pairs * 2 * NR,
+                            l->bias + (size_t)p * NR, a->relu, a->y16 + (size_t)r0 * a->n + (size_t)p * NR, a->n,
+                            cols);
             }
         }
     }
@@ -173,7 +222,7 @@ void XF_DOT_FN(linear_release)(void *ctx)
 {
     linear_ctx *l = ctx;
     if (!l) return;
-    free(l->bp), free(l->bias), free(l->pad);
+    free(l->bp), free(l->bias);
     free(l);
 }
 
@@ -187,8 +236,7 @@ static int prepare(const xf_linear_args *a, void **ctx, int dropped)
     l->few = a->m <= FEW;
     l->bp = xf_alloc_huge(((size_t)l->panels * l->pairs * 2 * NR + 1) * sizeof(xf_bf16));
     l->bias = calloc((size_t)l->panels * NR, sizeof(float));
-    l->pad = calloc((size_t)MR * a->k + 1, sizeof(xf_bf16));
-    if (!l->bp || !l->bias || !l->pad) {
+    if (!l->bp || !l->bias) {
         XF_DOT_FN(linear_release)(l);
         return -1;
     }
