@@ -2,7 +2,9 @@
 // validated, threads pinned and the peers capped (by starting again), then
 // one command: list (cmd_list.c), check (cmd_check.c), bench and forward
 // (cmd_bench.c), peak (cmd_peak.c); compare (compare.c) reads CSVs only.
+#define _GNU_SOURCE // sched_setaffinity, cpu_set_t
 #include <libgen.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -13,6 +15,7 @@
 #include "app.h"
 #include "commands.h"
 #include "compare.h"
+#include "contention.h"
 #include "registry.h"
 #include "../variants/isa/blocking.h"
 #include "../variants/isa/caches.h"
@@ -25,6 +28,31 @@ static int run_check(const xf_options *o, const xf_machine *m) { return xf_cmd_c
 static int run_bench(const xf_options *o, const xf_machine *m) { return xf_cmd_bench(o, m, 0); }
 static int run_forward(const xf_options *o, const xf_machine *m) { return xf_cmd_bench(o, m, 1); }
 static int run_peak(const xf_options *o, const xf_machine *m) { return (void)o, xf_cmd_peak(m); }
+
+// execv keeps the calling thread's CPU mask, and where the user pinned
+// (OMP_PROC_BIND set), OpenMP bound this thread to its first place when it
+// loaded: started again on that one core, OpenMP then put every thread on
+// it (Zen 4, 2 threads, XFBENCH_MAX_ISA=avx2 restarting: omp linear 80-84
+// GFLOP/s against 154-162 when xfbench set the pinning). So the mask goes
+// back to every CPU of OpenMP's places (built from the mask the process
+// was started with) first. On failure, carry on (unpinned, peers
+// uncapped).
+static void start_again(char **argv)
+{
+#ifdef _OPENMP
+    cpu_set_t all;
+    CPU_ZERO(&all);
+    int ids[CPU_SETSIZE];
+    for (int p = 0; p < omp_get_num_places(); p++)
+        if (omp_get_place_num_procs(p) <= CPU_SETSIZE) {
+            omp_get_place_proc_ids(p, ids);
+            for (int i = 0; i < omp_get_place_num_procs(p); i++)
+                if (ids[i] >= 0 && ids[i] < CPU_SETSIZE) CPU_SET(ids[i], &all);
+        }
+    if (CPU_COUNT(&all)) (void)sched_setaffinity(0, sizeof all, &all);
+#endif
+    execv("/proc/self/exe", argv);
+}
 
 // The commands (compare, which reads CSVs and runs nothing, is dispatched
 // before options are parsed; xf_usage holds the help text).
@@ -84,7 +112,7 @@ int xf_main(int argc, char **argv)
         setenv("OMP_PLACES", "cores", 1);
         restart = 1;
     }
-    if (restart) execv("/proc/self/exe", argv); // on failure, carry on (unpinned, OpenBLAS uncapped)
+    if (restart) start_again(argv);
     // Every command runs after the peers' caps took effect: under
     // XFBENCH_MAX_ISA=avx2 on an AVX512_BF16 CPU, oneDNN's bf16 matmul is as
     // unavailable to list as to bench (listed ok before the cap, it failed
@@ -94,6 +122,7 @@ int xf_main(int argc, char **argv)
 #ifdef _OPENMP
     omp_set_num_threads(o.threads);
 #endif
+    xf_contention_team(o.threads);
     for (int i = 0; i < xf_registry_count(); i++)
         if (xf_registry_family(i)->set_threads) xf_registry_family(i)->set_threads(o.threads);
     xf_machine m;

@@ -1,13 +1,47 @@
+#define _GNU_SOURCE // sched_getaffinity, cpu_set_t
 #include <dirent.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "../variants/isa/clock.h"
 #include "clock_probe.h"
 #include "contention.h"
 #include "stages/stage.h"
+
+static struct {
+    int threads, cpus; // 0: not read (one thread, or no OpenMP)
+} team;
+
+// Pinned threads stay where they were bound, and a thread bound to a core
+// already taken shares it for the whole run (the case behind
+// harness/app.c's start_again: 2 threads on one core, half the speed,
+// flagged by none of the per-case probes, which watch other tasks, not
+// ours).
+void xf_contention_team(int threads)
+{
+#ifdef _OPENMP
+    if (threads < 2) return;
+    cpu_set_t all;
+    CPU_ZERO(&all);
+#pragma omp parallel num_threads(threads)
+    {
+        cpu_set_t mine;
+        if (sched_getaffinity(0, sizeof mine, &mine) == 0) {
+#pragma omp critical(xf_team_cpus)
+            CPU_OR(&all, &all, &mine);
+        }
+    }
+    team.threads = threads, team.cpus = CPU_COUNT(&all);
+#else
+    (void)threads;
+#endif
+}
 
 // Runnable threads of this process (state R in /proc/self/task/*/stat):
 // our own OpenMP or BLAS workers spinning are not competitors.
@@ -143,5 +177,8 @@ void xf_contention_of(const xf_snapshot *b, const xf_snapshot *a, xf_contention 
     if (b->clock_ghz > 0 && a->clock_ghz > 0 &&
         (a->clock_ghz > 1.1 * b->clock_ghz || a->clock_ghz < b->clock_ghz / 1.1))
         xf_append(c->why, sizeof c->why, "%sclock %.2f -> %.2f GHz", c->why[0] ? "; " : "", b->clock_ghz, a->clock_ghz);
+    if (team.cpus && team.cpus < team.threads)
+        xf_append(c->why, sizeof c->why, "%s%d threads on %d CPU%s", c->why[0] ? "; " : "", team.threads, team.cpus,
+                  team.cpus == 1 ? "" : "s");
     c->contended = c->why[0] != '\0';
 }

@@ -22,6 +22,11 @@ typedef struct {
     char why[200];         // the reasons, ';'-separated, empty if not contended
 } xf_contention;
 
+// How many CPUs the OpenMP team of `threads` may run on (the union of its
+// threads' CPU masks), read once before any case; fewer than threads:
+// every case is contended ("2 threads on 1 CPU"), whatever its timings.
+void xf_contention_team(int threads);
+
 // at_end 0: just before the timed loop; 1: just after it.
 void xf_snapshot_take(xf_snapshot *s, int at_end);
 void xf_contention_of(const xf_snapshot *before, const xf_snapshot *after, xf_contention *c);
