@@ -10,10 +10,10 @@
 // XFBENCH_MAX_ISA cap): if it differs, the file is started afresh.
 //
 // Calls timed alone do not add up to a pass: composed, the thread pools of
-// OpenBLAS (pthreads), oneDNN and xfbench's OpenMP take turns, each
-// spinning while another runs (measured on 2 threads, seq 512: the
-// per-call winners composed took 534 ms where the omp family's own pass
-// took 325). So a compound stage is then settled in context
+// the peers and xfbench's OpenMP take turns, each spinning while another
+// runs (measured on 2 threads, seq 512, with OpenBLAS's pthreads build:
+// the per-call winners composed took 534 ms where the omp family's own
+// pass took 325). So a compound stage is then settled in context
 // (xf_best_resolve): the per-call composition and every family's own pass
 // are each checked and timed as whole passes on the instance itself, and
 // the fastest is kept (cached under the compound stage's key, "pass").

@@ -103,12 +103,13 @@ void openblas_set_num_threads(int num_threads);
 int blas_thread_init(void);
 int blas_thread_shutdown_(void);
 
-// OpenBLAS (the pthreads build) starts its workers from the main thread,
-// which xfbench's pinning (OMP_PROC_BIND=close) may already have bound to
-// the first core: every worker inherits that core, and "2 threads" run on
-// one (measured: linear 99 GFLOP/s pinned, 201 unpinned). So the pool is
-// restarted while the calling thread may run on every online CPU, then the
-// caller's binding is put back.
+// OpenBLAS's pthreads build (where its OpenMP one is not installed)
+// starts its workers from the main thread, which xfbench's pinning
+// (OMP_PROC_BIND=close) may already have bound to the first core: every
+// worker inherits that core, and "2 threads" run on one (measured: linear
+// 99 GFLOP/s pinned, 201 unpinned). So the pool is restarted while the
+// calling thread may run on every online CPU, then the caller's binding is
+// put back. The OpenMP build runs on OpenMP's threads.
 static void set_threads(int n)
 {
     cpu_set_t bound, all;
@@ -175,12 +176,15 @@ static int raise_dispatch(void)
     return 1;
 }
 
-// "SkylakeX", with where it came from; where it is below the CPU's level
-// (a user's OPENBLAS_CORETYPE, or a core this OpenBLAS lacks), why.
+// "SkylakeX", with where it came from and the build's threading (meson.build
+// prefers the OpenMP one); where it is below the CPU's level (a user's
+// OPENBLAS_CORETYPE, or a core this OpenBLAS lacks), why.
 static void runtime(char *buf, size_t size)
 {
     const char *core = openblas_get_corename(), *set = getenv("OPENBLAS_CORETYPE");
     const char *why = xf_peer_env_why("OPENBLAS_CORETYPE");
+    static const char *const builds[] = {"sequential", "pthreads", "OpenMP"};
+    const int parallel = openblas_get_parallel();
     int n = snprintf(buf, size, "%s", core ? core : "unknown");
     if (n < 0 || (size_t)n >= size) return;
     if (why) n += snprintf(buf + n, size - n, " (OPENBLAS_CORETYPE=%s %s)", set, why);
@@ -188,8 +192,10 @@ static void runtime(char *buf, size_t size)
     else n += snprintf(buf + n, size - n, " (its own detection)");
     if (n < 0 || (size_t)n >= size) return;
     if (core_level(core) < wanted_level())
-        snprintf(buf + n, size - n, "; below this CPU's %s: %s", xf_isa_name(wanted_level()),
-                 set && *set ? "OPENBLAS_CORETYPE holds it there" : "this OpenBLAS has no kernels for it");
+        n += snprintf(buf + n, size - n, "; below this CPU's %s: %s", xf_isa_name(wanted_level()),
+                      set && *set ? "OPENBLAS_CORETYPE holds it there" : "this OpenBLAS has no kernels for it");
+    if (n < 0 || (size_t)n >= size) return;
+    snprintf(buf + n, size - n, ", %s build", parallel >= 0 && parallel <= 2 ? builds[parallel] : "unknown");
 }
 
 const xf_family xf_family_blas = {.name = "blas", .cflags = XF_FAMILY_CFLAGS, .variants = variants,
