@@ -72,7 +72,8 @@ static inline __m512bh last_at(const xf_bf16 *x) { return (__m512bh)_mm512_set1_
 // stride lda, read in place; B one packed panel. As the fp32 tile does
 // (variants/simd/ukernels.c, where each is measured): every 16 pairs (a
 // 64-byte line of each row) a line of the MR rows at pf, the next A panel,
-// which the first tile of each panel is given; 32 pairs before the end,
+// which the first tile of each panel is given (rows past the end of x if
+// that panel is ragged: a prefetch does not fault); 32 pairs before the end,
 // the tile's lines of y, which its stores then find in L1; B 12 pairs
 // ahead. A tile of NR columns is stored to y in place, a narrower one
 // through a tile on the stack. A ragged last panel of R < MR rows has its
