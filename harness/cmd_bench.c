@@ -89,7 +89,7 @@ static void time_entry(xf_entry *e, xf_instance *in, const xf_check_result *r, c
     if (tm->state.contended) {
         out->contended++;
         printf("  WARNING: contended while timed (%s)%s\n", tm->state.why,
-               o->strict ? ": not recorded (--strict)" : ": recorded with contended=1; rerun on a quiet machine");
+               o->strict ? ": not recorded (--strict)" : ": recorded with contended=1; rerun on a quiet machine, a core per thread");
         if (o->strict) {
             out->refused++;
             return;
