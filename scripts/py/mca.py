@@ -26,7 +26,7 @@ KERNELS = [
     ("avx512", "variants/simd/ukernels.c", ["-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512dq", "-mfma"],
      "xf_avx512_gemm_ukernel_lda", "variants/avx512", ["skylake-avx512", "sapphirerapids"]),
     ("avx512bf16", "variants/avx512bf16/linear.c",
-     ["-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512dq", "-mavx512bf16", "-mfma"], "micro_tile",
+     ["-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512dq", "-mavx512bf16", "-mfma"], "tile6",
      "variants/avx512bf16", ["sapphirerapids"]),
 ]
 ARITH = re.compile(r"^\s*(vfmadd\w+|vdpbf16ps)\b")
@@ -50,9 +50,12 @@ def function_lines(asm, name):
 
 
 def hot_loop(lines):
-    """The block from a label to a jump back to it with the most multiply-adds."""
+    """The innermost loop (a label to a jump back to it, holding no other
+    such loop) with the most multiply-adds: an outer span can hold more of
+    them (the bf16 tile's loop and its odd-k step, under the jump that
+    closes the function's last branch) and is no loop the core repeats."""
     labels = {}
-    best = None
+    loops = []
     for i, line in enumerate(lines):
         m = LABEL.match(line)
         if m:
@@ -60,11 +63,16 @@ def hot_loop(lines):
             continue
         m = JUMP.match(line)
         if m and m.group(1) in labels:
-            body = [l for l in lines[labels[m.group(1)] + 1:i + 1]
-                    if l.strip() and not l.strip().startswith(".") and not LABEL.match(l)]
-            arith = sum(1 for l in body if ARITH.match(l))
-            if arith and (best is None or arith > best[0]):
-                best = (arith, body)
+            loops.append((labels[m.group(1)], i))
+    best = None
+    for start, end in loops:
+        if any((s, e) != (start, end) and start <= s and e <= end for s, e in loops):
+            continue
+        body = [l for l in lines[start + 1:end + 1]
+                if l.strip() and not l.strip().startswith(".") and not LABEL.match(l)]
+        arith = sum(1 for l in body if ARITH.match(l))
+        if arith and (best is None or arith > best[0]):
+            best = (arith, body)
     if best is None:
         die("no loop with multiply-adds found")
     return best
