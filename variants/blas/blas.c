@@ -109,9 +109,14 @@ int blas_thread_shutdown_(void);
 // worker inherits that core, and "2 threads" run on one (measured: linear
 // 99 GFLOP/s pinned, 201 unpinned). So the pool is restarted while the
 // calling thread may run on every online CPU, then the caller's binding is
-// put back. The OpenMP build runs on OpenMP's threads.
+// put back. The OpenMP build runs on OpenMP's own (pinned) threads: only
+// its count is set.
 static void set_threads(int n)
 {
+    if (openblas_get_parallel() == 2) {
+        openblas_set_num_threads(n);
+        return;
+    }
     cpu_set_t bound, all;
     const int rebind = sched_getaffinity(0, sizeof bound, &bound) == 0;
     if (rebind) {
