@@ -95,6 +95,7 @@ static int parse_run_option(const char *opt, const char *val, xf_options *o)
     } else if (!strcmp(opt, "--csv")) o->csv = val;
     else if (!strcmp(opt, "--jsonl")) o->jsonl = val;
     else if (!strcmp(opt, "--strict")) o->strict = parse_int(opt, val, 0, 1);
+    else if (!strcmp(opt, "--retime")) o->retime = parse_int(opt, val, 0, 10);
     else if (!strcmp(opt, "--retune")) o->retune = parse_int(opt, val, 0, 1);
     else if (!strcmp(opt, "--tune-time")) o->tune_time = parse_double(opt, val, 0.0, 60.0);
     else if (!strcmp(opt, "--rounds")) o->rounds = parse_int(opt, val, 1, 10000);
@@ -152,6 +153,7 @@ void xf_options_parse(int argc, char **argv, xf_options *o)
     o->tune_time = 0.05;
     o->min_reps = 5;
     o->rounds = 1;
+    o->retime = 2;
     o->order_seed = 1;
     shape_given given = {0};
     if (argc < 2) xf_die_usage("no command given (try 'xfbench --help')");
@@ -243,7 +245,9 @@ void xf_usage(const char *command)
              "  --jsonl FILE  one JSON object per case (every CSV column, samples_ns as an array), flushed per case\n"
              "  --rounds R (1)  time the selected variants in R rounds, each in a fresh random order; ratios\n"
              "      between variants are medians of per-round ratios  --order-seed N (1)  seeds those orders\n"
-             "  --strict 0|1 (0)  1: a case timed while the machine was contended is not recorded; exit 3\n"
+             "  --retime N (2)  a case timed while the machine was contended is timed again, up to N times;\n"
+             "      the row keeps the last timing and records how many were made (attempts)\n"
+             "  --strict 0|1 (0)  1: a case still contended after its retimes is not recorded; exit 3\n"
              "  --retune 0|1 (0)  1: --variant best tunes again instead of using its cached choices\n"
              "  --tune-time S (0.05)  --variant best: seconds per candidate and round racing a call\n"
              "      (a whole pass: 6x); shorter tunes faster and chooses on fewer samples");

@@ -15,6 +15,7 @@ typedef struct {
     const char *csv;       // bench/forward: append rows here
     const char *jsonl;     // bench/forward: append one JSON object per case here
     int strict;            // bench/forward: contended cases are not recorded; exit 3
+    int retime;            // bench/forward: a contended case is timed again, up to this many times
     int retune;            // --variant best: ignore the cached choices
     double tune_time;      // --variant best: seconds per candidate and round when tuning a call
     int rounds;            // bench/forward: interleaved rounds of the selected variants

@@ -36,7 +36,7 @@ static const char HEADER[] =
     "max_abs_err,max_rel_err,nmse,err_over_bound,passed,cpu,isa,compiler,cflags,commit,date,"
     "stage_ms,host,useful_gflops,useful_pct_peak,roof,composition,shape,tokens_per_s,ms_per_step,dtype,"
     "steal_pct,others_running,thread_cpu_pct,clock_ghz_before,clock_ghz_after,load1,contended,contended_why,"
-    "blas_core,dnnl_isa,xsmm_target,samples_ns\n";
+    "attempts,set_aside_why,blas_core,dnnl_isa,xsmm_target,samples_ns\n";
 
 FILE *xf_csv_open(const char *path, const char **why)
 {
@@ -113,10 +113,11 @@ static void csv_row(FILE *f, const xf_instance *in, const char *variant, const c
     // timed call in order: what compare's intervals are computed from.
     if (t) {
         const xf_contention *st = &t->state;
-        fprintf(f, "%.2f,%d,%.2f,%.3f,%.3f,%.2f,%d,\"%s\",", st->steal_pct, st->others_running, st->thread_cpu_pct,
-                st->clock_before_ghz, st->clock_after_ghz, st->load1, st->contended, st->why);
+        fprintf(f, "%.2f,%d,%.2f,%.3f,%.3f,%.2f,%d,\"%s\",%d,\"%s\",", st->steal_pct, st->others_running,
+                st->thread_cpu_pct, st->clock_before_ghz, st->clock_after_ghz, st->load1, st->contended, st->why,
+                t->attempts, t->set_aside);
     } else {
-        fputs(",,,,,,,,", f);
+        fputs(",,,,,,,,,,", f);
     }
     // How the peer libraries ran in this process (machine.h), on every row:
     // a blas row's speed means little without the core OpenBLAS chose.

@@ -40,6 +40,7 @@ void xf_time(xf_runner *r, xf_instance *in, const xf_timer_opts *o, xf_timing *t
     }
     xf_snapshot_take(&after, 1);
     xf_contention_of(&before, &after, &t->state);
+    t->attempts = 1, t->set_aside[0] = '\0';
     t->samples = malloc((size_t)n * sizeof *t->samples);
     memcpy(t->samples, s, (size_t)n * sizeof *s);
     qsort(s, (size_t)n, sizeof *s, cmp_double);

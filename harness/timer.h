@@ -20,6 +20,8 @@ typedef struct {
     double spread_pct; // (p90 - p10) / median, in percent
     double *samples;   // reps times in ns, in timing order; owned (xf_timing_free)
     xf_contention state;
+    int attempts;           // timings made of this case (bench's --retime); the last is kept
+    char set_aside[400];    // why the earlier ones were set aside ("attempt 1: ..."), empty if none
 } xf_timing;
 
 void xf_time(xf_runner *r, xf_instance *in, const xf_timer_opts *o, xf_timing *t);

@@ -222,8 +222,13 @@ def verdicts(d):
     if rows:
         flagged = [r for r in rows if r["contended"] == "1"]
         why = sorted({r["contended_why"] for r in flagged})
+        # Rows timed again (--retime) are counted beside the verdict: a
+        # clean retime is not a flag, but how often the host disturbed a
+        # timing is part of the evidence.
+        retimed = [r for r in rows if int(r.get("attempts") or 1) > 1]
         add("25.1 default benchmark: no row flagged contended (an idle machine)",
-            "holds" if not flagged else "MISSES", f"{len(flagged)} of {len(rows)} rows flagged" + (f": {'; '.join(why[:3])}" if why else ""))
+            "holds" if not flagged else "MISSES", f"{len(flagged)} of {len(rows)} rows flagged" + (f": {'; '.join(why[:3])}" if why else "")
+            + f"; {len(retimed)} timed again after a contended attempt")
         cores = sorted({r["blas_core"] for r in rows if r["variant"] == "blas" and r.get("blas_core")})
         # Not a target with a threshold (tests/peers.sh checks the core
         # against the CPU's ISA): what the "vs blas" ratios ran against.
