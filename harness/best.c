@@ -7,7 +7,10 @@
 // calls and >= --tune-time, 0.05 s, each); the winner is printed with the others' times
 // and appended to the cache. The cache's first line
 // names the build (commit, compiler, families) and machine (CPU, ISA,
-// XFBENCH_MAX_ISA cap): if it differs, the file is started afresh.
+// XFBENCH_MAX_ISA cap): if it differs, the file is started afresh. A
+// capped run (or one with XFBENCH_CACHES, or fewer CPUs) has a file of its
+// own, as the roofs do (xf_run_cache_path): runs alternating between caps
+// kept retuning each other's cache away.
 //
 // Calls timed alone do not add up to a pass: composed, the thread pools of
 // the peers and xfbench's OpenMP take turns, each spinning while another
@@ -95,7 +98,7 @@ static void make_fingerprint(void)
 static void load(void)
 {
     best.loaded = 1;
-    xf_cache_path("best.txt", best.path, sizeof best.path);
+    xf_run_cache_path("best", best.path, sizeof best.path);
     make_fingerprint();
     FILE *f = fopen(best.path, "r");
     if (!f) return;

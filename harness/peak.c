@@ -380,10 +380,11 @@ void xf_cache_mkdirs(char *path)
 }
 
 // A capped run, one with other caches, or one allowed fewer CPUs than the
-// machine has (taskset) has other roofs: a file of its own, so that runs
-// alternating between them do not measure again each time, and none
-// overwrites the machine's (peak.txt is the machine as it is).
-void xf_peak_cache_path(char *buf, size_t size)
+// machine has (taskset) has other roofs and other fastest kernels: a file
+// of its own (stem-avx2.txt, ...), so that runs alternating between them
+// do not measure or tune again each time, and none overwrites the
+// machine's (stem.txt is the machine as it is).
+void xf_run_cache_path(const char *stem, char *buf, size_t size)
 {
     const char *cap = getenv("XFBENCH_MAX_ISA"), *caches = getenv("XFBENCH_CACHES");
     char capped[40] = "", cached[80] = "", cpus[24] = "", file[160];
@@ -393,9 +394,11 @@ void xf_peak_cache_path(char *buf, size_t size)
         snprintf(cached, sizeof cached, "-caches-%zu-%zu-%zu", c->l1d, c->l2, c->l3);
     }
     if (procs() != (int)sysconf(_SC_NPROCESSORS_ONLN)) snprintf(cpus, sizeof cpus, "-cpus%d", procs());
-    snprintf(file, sizeof file, "peak%s%s%s.txt", capped, cached, cpus);
+    snprintf(file, sizeof file, "%s%s%s%s.txt", stem, capped, cached, cpus);
     xf_cache_path(file, buf, size);
 }
+
+void xf_peak_cache_path(char *buf, size_t size) { xf_run_cache_path("peak", buf, size); }
 
 // The cap and the cache sizes are part of the key: a capped run's roofs
 // are the smaller CPU's, and the working sets follow the caches

@@ -41,6 +41,9 @@ int xf_peak_measure(xf_peak *p, double seconds, FILE *log);
 // thread count and caches; named apart for a cap, XFBENCH_CACHES or fewer
 // CPUs allowed than the machine has).
 void xf_peak_cache_path(char *buf, size_t size);
+// <stem>.txt in the cache directory, or <stem>-<cap>-caches-...-cpusN.txt
+// for such a run: what peak.txt and best.txt are named by.
+void xf_run_cache_path(const char *stem, char *buf, size_t size);
 // $XDG_CACHE_HOME/xfbench/<file> (else ~/.cache/xfbench/<file>), and the
 // directories above a path made.
 void xf_cache_path(const char *file, char *buf, size_t size);

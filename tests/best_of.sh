@@ -4,7 +4,8 @@
 # per-call composition and keeps the fastest (so best never loses to a
 # family in context), and caches the choices; the second reuses them
 # without timing anything; --retune 1 tunes again; a cache from another
-# build or machine is started afresh. generate --variant best keys a
+# build or machine is started afresh, and a capped run keeps a file of its
+# own. generate --variant best keys a
 # decode step's self-attention by classes of cache depth (powers of two),
 # not by depth.
 # (--tune-time 0.002: what is tested here is the tuning's logic, not its choices.)
@@ -33,6 +34,14 @@ out=$(run --retune 1) || fail "--retune run: $out"
 [ "$(printf '%s\n' "$out" | grep -c 'ms:')" -eq $((tuned + 1)) ] || fail "--retune 1 did not tune every call and the pass again: $out"
 out=$(run) || fail "run after --retune: $out"
 printf '%s\n' "$out" | grep -q 'ms:' && fail "the run after --retune tuned again instead of using the new choices"
+# A capped run keeps a cache of its own: the machine's is neither rewritten
+# nor retuned after it.
+before=$(cat "$cache")
+out=$(XFBENCH_MAX_ISA=scalar run) || fail "capped run: $out"
+[ -s "$XDG_CACHE_HOME/xfbench/best-scalar.txt" ] || fail "the capped run wrote no best-scalar.txt: $(ls "$XDG_CACHE_HOME/xfbench")"
+[ "$(cat "$cache")" = "$before" ] || fail "the capped run rewrote the machine's cache"
+out=$(run) || fail "run after the capped one: $out"
+printf '%s\n' "$out" | grep -q 'ms:' && fail "the run after a capped one tuned again"
 sed -i '1s/^build /build other-commit /' "$cache"
 out=$(run) || fail "third run: $out"
 [ "$(printf '%s\n' "$out" | grep -c 'ms:')" -eq $((tuned + 1)) ] || fail "a stale cache was reused"
@@ -43,5 +52,5 @@ out=$("$bin" bench --stage generate --batch 2 --seq-k 5 --steps 9 --layers 1 --h
 printf '%s\n' "$out" | grep -q '^generate  *best .* ok (err/bound' || fail "best generate not checked ok: $out"
 depths=$(grep '^attention .* sq=1 ' "$cache" | sed 's/.* sk=\([0-9]*\) .*/\1/' | sort -n | tr '\n' ' ')
 [ "$depths" = "1 2 4 8 16 " ] || fail "decode attention keyed by depths '$depths', not the classes 1 2 4 8 16"
-echo "best-of: $tuned shapes and the whole pass tuned, cached, reused, retuned on request and after a build change;" \
+echo "best-of: $tuned shapes and the whole pass tuned, cached, reused, retuned on request and after a build change, capped apart;" \
     "decode attention by depth classes ($depths)"
