@@ -29,9 +29,9 @@
 // a pass 13-20% slower than the fastest, and single timings of level
 // candidates changed the winner from run to run.
 //
-// Decoding's self-attention calls are keyed by classes of cache depth
-// (powers of two, tuned at the class's deepest), not by depth: tuning each
-// of 128 depths at batch 8 took over 15 minutes. --retune 1 ignores the
+// Attention calls are keyed by classes of length (powers of two, tuned at
+// the class's longest), not by length: tuning each of decoding's 128 cache
+// depths at batch 8 took over 15 minutes. --retune 1 ignores the
 // cached choices (and replaces them).
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,19 +132,28 @@ static void save(const char *key, const char *variant, double ms)
     fclose(f);
 }
 
-// The generated case of the call's shape. A decode step's self-attention
-// (one query row a sequence against its cache) stands for its class of
-// cache depths: seq_k rounded up to a power of two, so that 128 steps are
-// 8 classes to tune, not 128 depths; tuned at the class's deepest, where
-// the choice costs the most time.
+static int power_of_two_above(int n)
+{
+    int p = 1;
+    while (p < n && p < (1 << 30)) p *= 2;
+    return p;
+}
+
+// The generated case of the call's shape. An attention call stands for its
+// class of lengths, each rounded up to a power of two and tuned at the
+// class's longest, where the choice costs the most time: a decode step's
+// self-attention (one query row a sequence against its cache) by its
+// cache depth, so that 128 steps are 8 classes to tune, not 128 depths;
+// and the padded pass's per-sequence calls by their lengths (batch 8 with
+// padding: 8 lengths from 26 to 116, each tuned for about a second on
+// Zen 4, are 3 classes).
 static xf_case case_of(xf_stage stage, const void *args)
 {
     xf_case c = {.stage = stage, .batch = 1, .heads = 1, .seed = 7, .pad = best.pad, .vocab = 1, .dtype = best.dtype};
     xf_stage_desc_of(stage)->case_of(args, &c);
-    if (stage == XF_ATTENTION && c.seq_q == 1) {
-        int depth = 1;
-        while (depth < c.seq_k) depth *= 2;
-        c.seq_k = depth;
+    if (stage == XF_ATTENTION) {
+        if (c.seq_q > 1) c.seq_q = power_of_two_above(c.seq_q);
+        c.seq_k = power_of_two_above(c.seq_k);
     }
     return c;
 }

@@ -7,7 +7,8 @@
 # build or machine is started afresh, and a capped run keeps a file of its
 # own. generate --variant best keys a
 # decode step's self-attention by classes of cache depth (powers of two),
-# not by depth.
+# not by depth, and the padded batch's per-sequence attention by classes of
+# length.
 # (--tune-time 0.002: what is tested here is the tuning's logic, not its choices.)
 # Usage: best_of.sh path/to/xfbench
 set -u
@@ -47,10 +48,17 @@ out=$(run) || fail "third run: $out"
 [ "$(printf '%s\n' "$out" | grep -c 'ms:')" -eq $((tuned + 1)) ] || fail "a stale cache was reused"
 head -n 1 "$cache" | grep -q other-commit && fail "the stale cache was not rewritten"
 # Decoding: 9 steps are cache depths 1..9, keyed as the classes 1, 2, 4, 8, 16.
-out=$("$bin" bench --stage generate --batch 2 --seq-k 5 --steps 9 --layers 1 --heads 2 --dk 16 --vocab 50 \
+out=$("$bin" bench --stage generate --batch 3 --seq-k 9 --steps 9 --layers 1 --heads 2 --dk 16 --vocab 50 \
     --variant best --min-time 0 --min-reps 1 --tune-time 0.002 2>&1) || fail "generate best: $out"
 printf '%s\n' "$out" | grep -q '^generate  *best .* ok (err/bound' || fail "best generate not checked ok: $out"
 depths=$(grep '^attention .* sq=1 ' "$cache" | sed 's/.* sk=\([0-9]*\) .*/\1/' | sort -n | tr '\n' ' ')
 [ "$depths" = "1 2 4 8 16 " ] || fail "decode attention keyed by depths '$depths', not the classes 1 2 4 8 16"
+# The encoder's per-sequence calls (3 lengths of a padded batch, up to 9)
+# are keyed by classes of length too.
+lengths=$(grep '^attention ' "$cache" | grep -v ' sq=1 ' | sed 's/.* sq=\([0-9]*\) sk=\([0-9]*\) .*/\1 \2/' | tr '\n' ' ')
+[ -n "$lengths" ] || fail "no per-sequence attention call was tuned: $(cat "$cache")"
+for n in $lengths; do
+    case $n in 1 | 2 | 4 | 8 | 16) ;; *) fail "a per-sequence attention call keyed by length $n, not its class: $lengths" ;; esac
+done
 echo "best-of: $tuned shapes and the whole pass tuned, cached, reused, retuned on request and after a build change, capped apart;" \
-    "decode attention by depth classes ($depths)"
+    "decode attention by depth classes ($depths), per-sequence attention by length classes ($lengths)"
