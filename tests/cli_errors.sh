@@ -70,6 +70,8 @@ XFBENCH_REF=quick expect "XFBENCH_REF" check --stage linear
 expect "cannot open" bench --stage embed --seq 2 --jsonl /nonexistent/dir/x.jsonl
 expect "out of range" bench --stage embed --seq 2 --rounds 0
 expect "out of range" bench --stage embed --seq 2 --strict 2
+expect "out of range" bench --stage embed --seq 2 --retime 11
+expect "not a whole number" bench --stage embed --seq 2 --retime x
 expect "not a whole number" bench --stage embed --seq 2 --order-seed x
 
 # scripts/vs_torch refuses what it would otherwise ignore (before looking
