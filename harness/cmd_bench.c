@@ -82,7 +82,10 @@ static void time_entry(xf_entry *e, xf_instance *in, const xf_check_result *r, c
     int attempts = 1;
     while (tm->state.contended && attempts <= o->retime) {
         xf_append(set_aside, sizeof set_aside, "%sattempt %d: %s", set_aside[0] ? "; " : "", attempts, tm->state.why);
-        printf("  (set aside: timed while contended (%s); timing again)\n", tm->state.why);
+        // Printed now, before the row it belongs to: named so it is not read
+        // as a note on the row above.
+        printf("  (%s %s: timing set aside, contended (%s); timing again)\n", xf_stage_name(s), e->r.name,
+               tm->state.why);
         fflush(stdout);
         xf_timing_free(tm);
         xf_time(&e->r, in, &to, tm);
