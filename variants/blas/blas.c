@@ -113,7 +113,7 @@ int blas_thread_shutdown_(void);
 // its count is set.
 static void set_threads(int n)
 {
-    if (openblas_get_parallel() == 2) {
+    if (openblas_get_parallel() == OPENBLAS_OPENMP) {
         openblas_set_num_threads(n);
         return;
     }
