@@ -61,6 +61,29 @@ typedef struct {
     int refused;        // of those, not recorded (--strict)
 } sink;
 
+// Entry e timed, and timed again (up to retime times) while the machine
+// disturbed it: such a timing says nothing about the kernel, so it is set
+// aside (said here and in the row) as a user told "rerun on a quiet
+// machine" would. A machine that stays busy keeps every attempt contended,
+// and the last one is flagged as before.
+static void time_retimed(xf_entry *e, xf_instance *in, const xf_timer_opts *to, int retime, xf_timing *tm)
+{
+    char set_aside[sizeof tm->set_aside] = ""; // xf_time clears tm's
+    int attempts = 1;
+    for (xf_time(&e->r, in, to, tm); tm->state.contended && attempts <= retime; attempts++) {
+        xf_append(set_aside, sizeof set_aside, "%sattempt %d: %s", set_aside[0] ? "; " : "", attempts, tm->state.why);
+        // Printed now, before the row it belongs to: named so it is not read
+        // as a note on the row above.
+        printf("  (%s %s: timing set aside, contended (%s); timing again)\n", xf_stage_name(in->c.stage), e->r.name,
+               tm->state.why);
+        fflush(stdout);
+        xf_timing_free(tm);
+        xf_time(&e->r, in, to, tm);
+    }
+    tm->attempts = attempts;
+    snprintf(tm->set_aside, sizeof tm->set_aside, "%s", set_aside);
+}
+
 // One timed measurement of entry e: printed, recorded (unless --strict
 // refuses a contended one).
 static void time_entry(xf_entry *e, xf_instance *in, const xf_check_result *r, const xf_options *o,
@@ -73,26 +96,7 @@ static void time_entry(xf_entry *e, xf_instance *in, const xf_check_result *r, c
     xf_timer_opts to = {o->min_time, o->min_reps, 0};
     void (*timed_mode)(xf_instance *, int) = xf_stage_desc_of(s)->timed_mode;
     if (timed_mode) timed_mode(in, 1);
-    xf_time(&e->r, in, &to, tm);
-    // A timing the machine disturbed says nothing about the kernel: it is
-    // set aside (said here and in the row) and the case timed again, as a
-    // user told "rerun on a quiet machine" would. A machine that stays busy
-    // keeps every attempt contended, so the last one is flagged as before.
-    char set_aside[sizeof tm->set_aside] = "";
-    int attempts = 1;
-    while (tm->state.contended && attempts <= o->retime) {
-        xf_append(set_aside, sizeof set_aside, "%sattempt %d: %s", set_aside[0] ? "; " : "", attempts, tm->state.why);
-        // Printed now, before the row it belongs to: named so it is not read
-        // as a note on the row above.
-        printf("  (%s %s: timing set aside, contended (%s); timing again)\n", xf_stage_name(s), e->r.name,
-               tm->state.why);
-        fflush(stdout);
-        xf_timing_free(tm);
-        xf_time(&e->r, in, &to, tm);
-        attempts++;
-    }
-    tm->attempts = attempts;
-    snprintf(tm->set_aside, sizeof tm->set_aside, "%s", set_aside);
+    time_retimed(e, in, &to, o->retime, tm);
     if (timed_mode) timed_mode(in, 0);
     xf_row_rates rates = xf_rates_of(out->peak, in, tm, o->threads, &e->r);
     rates.composition = comp;
