@@ -27,6 +27,8 @@ enum { XF_GEMM_MR = 6, XF_GEMM_NR = 16 };
 #define XF_UK_COLS(X, i) X(i, 0) X(i, 1)
 
 static inline xv xv_load(const float *p) { return _mm256_loadu_ps(p); }
+// A vector of a stream that comes from DRAM once (avx512's vec.h says why it differs there).
+static inline xv xv_load_streamed(const float *p) { return xv_load(p); }
 static inline void xv_store(float *p, xv v) { _mm256_storeu_ps(p, v); }
 static inline xv xv_set1(float x) { return _mm256_set1_ps(x); }
 static inline xv xv_zero(void) { return _mm256_setzero_ps(); }

@@ -47,6 +47,15 @@ enum { XF_GEMM_MR = 6, XF_GEMM_NR = 64 };
 #define XF_UK_COLS(X, i) X(i, 0) X(i, 1) X(i, 2) X(i, 3)
 
 static inline xv xv_load(const float *p) { return _mm512_loadu_ps(p); }
+// A vector of a stream that comes from DRAM once (decode.c's weight rows),
+// loaded as two 256-bit halves: on Zen 4 that row kernel streamed a 65 MB
+// matrix at 1.35x the speed of one 512-bit load a line, and decoded 1.45x
+// the tokens (docs/performance.md, "Decoding"). The insert is one shuffle
+// a line in a loop that waits on memory.
+static inline xv xv_load_streamed(const float *p)
+{
+    return _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_loadu_ps(p)), _mm256_loadu_ps(p + 8), 1);
+}
 static inline void xv_store(float *p, xv v) { _mm512_storeu_ps(p, v); }
 static inline xv xv_set1(float x) { return _mm512_set1_ps(x); }
 static inline xv xv_zero(void) { return _mm512_setzero_ps(); }

@@ -5,7 +5,8 @@
 //   each weight row streamed once per call and dotted with every x row
 //   while it is in registers. One weight row at a time: a single
 //   sequential stream, which the prefetchers follow best (four rows
-//   interleaved streamed a DRAM-resident matrix about 30% slower on Zen 3),
+//   interleaved streamed a DRAM-resident matrix about 30% slower on Zen 3;
+//   loaded by xv_load_streamed),
 //   with ROW_U independent accumulators along k per x row to cover the FMA
 //   latency, x rows in pairs (2 x ROW_U accumulators).
 // - attend_heads: one query row, every head, over keys [j0, j1) read in
@@ -29,7 +30,7 @@ static inline void dot_row(const xf_linear_args *a, const float *wj, int r0, int
     for (int u = 0; u < ROW_U; u++) acc0[u] = acc1[u] = xv_zero();
     for (int p = 0; p < body; p += step)
         for (int u = 0; u < ROW_U; u++) {
-            const xv wv = xv_load(wj + p + u * XV_W);
+            const xv wv = xv_load_streamed(wj + p + u * XV_W);
             acc0[u] = xv_fma(wv, xv_load(x0 + p + u * XV_W), acc0[u]);
             if (pair) acc1[u] = xv_fma(wv, xv_load(x1 + p + u * XV_W), acc1[u]);
         }
