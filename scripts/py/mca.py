@@ -1,6 +1,7 @@
 """What llvm-mca predicts for the GEMM micro-kernels' inner loops on cores
-we may not have (Sapphire Rapids, Skylake-X, Zen 3): each kernel's source
-compiled to assembly with its family's flags, the innermost loop that holds
+we may not have (Sapphire Rapids, Skylake-X, Zen 3), and for the fused
+attention's exp loop on Intel's models (ATTENTION below): each kernel's
+source compiled to assembly with its family's flags, the innermost loop that holds
 the most multiply-adds cut out of the named function, and llvm-mca run on
 it per CPU model. Prints cycles per loop trip, the multiply-adds in it,
 and the share of the FMA roof that would give (two FMA ports on every
@@ -112,6 +113,62 @@ def main():
                 print(f"{family:<12} {cpu:<15} ({bound})")
                 continue
             print(f"{family:<12} {cpu:<15} {cycles:11.2f} {arith:9d} {ideal:6.1f} {100 * ideal / cycles:7.1f}%  {bound}")
+    attention(top, build, mca, cc)
+
+
+# The fused attention's softmax on Intel's models: its exp pass (the
+# innermost loop of flash_block holding vscalefps: one vector of 16 scores
+# a trip) against the FMAs the two micro-kernels spend on those scores,
+# 2 dk per score (Q K^T and P V) at two FMAs a cycle. On Intel every
+# 512-bit instruction of the exp issues on the FMA ports (p0, p5), so the
+# share of the FMA roof the flash kernel can reach, with its micro-kernels
+# at the roof, is fma / (fma + exp). The row max pass is left out:
+# llvm-mca would run one row's max chain alone (latency-bound, 4 cycles a
+# vector), where the core overlaps the panel's rows' independent chains.
+ATTENTION = ("avx512", "variants/simd/flash.c", ["-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512dq", "-mfma"],
+             "xf_avx512_flash_block", "variants/avx512", ["skylake-avx512", "sapphirerapids"], 16, 64)
+
+
+def exp_loop(lines):
+    """The innermost loop holding vscalefps (the exp's last step)."""
+    labels, loops = {}, []
+    for i, line in enumerate(lines):
+        m = LABEL.match(line)
+        if m:
+            labels[m.group(1)] = i
+            continue
+        m = JUMP.match(line)
+        if m and m.group(1) in labels:
+            loops.append((labels[m.group(1)], i))
+    for start, end in loops:
+        if any((s, e) != (start, end) and start <= s and e <= end for s, e in loops):
+            continue
+        body = [l for l in lines[start + 1:end + 1]
+                if l.strip() and not l.strip().startswith(".") and not LABEL.match(l)]
+        if any(l.strip().startswith("vscalefps") for l in body):
+            return body
+    die("no exp loop (vscalefps) in the fused attention")
+
+
+def attention(top, build, mca, cc):
+    family, src, flags, fn, inc, cpus, width, dk = ATTENTION
+    cmd = [cc, "-O3", "-std=c17", *flags, f"-I{os.path.join(top, inc)}", f"-I{build}", "-S", "-o", "-",
+           os.path.join(top, src)]
+    asm = subprocess.run(cmd, capture_output=True, text=True)
+    if asm.returncode:
+        die(f"{src} not compiled: {asm.stderr.strip().splitlines()[-1]}")
+    body = exp_loop(function_lines(asm.stdout, fn))
+    # per vector of `width` scores: 2 dk FMAs of `width` lanes (a score's dk
+    # products in Q K^T and its dk in P V), two a cycle
+    fma = 2 * dk / 2.0
+    print()
+    print(f"{'attention':<12} {'cpu':<15} {'exp/vector':>11} {'FMA cycles':>10} {'ceiling':>8}  "
+          f"({family}-flash, dk {dk}: per {width} scores)")
+    for cpu in cpus:
+        cycles, bound = run_mca(mca, cpu, body)
+        if cycles is None:
+            die(f"llvm-mca on the exp loop for {cpu}: {bound}")
+        print(f"{'attention':<12} {cpu:<15} {cycles:11.2f} {fma:10.1f} {100 * fma / (fma + cycles):7.1f}%")
 
 
 if __name__ == "__main__":
