@@ -4,9 +4,12 @@
 // done: the rows of real tokens in linears, FFN and Add & Norm, and the
 // visible (query, key) pairs of real queries in attention (the
 // compositions skip the rest: variants/compose/compose.c).
+#include <stdlib.h>
+
 #include "add_layernorm.h"
 #include "attention.h"
 #include "decode.h"
+#include "embed.h"
 #include "lm_head.h"
 #include "linear.h"
 
@@ -136,6 +139,20 @@ static cost decoder_cost(int batch, int seq_t, int seq_s, int heads, int dk, int
     add_ffn_rows(&c, rows, real, d, d_ff);
     add_norm_rows(&c, rows, real, d);
     return c;
+}
+
+double xf_embed_bytes(const xf_embed_args *a)
+{
+    const size_t tokens = (size_t)a->batch * a->seq;
+    size_t rows = tokens;
+    unsigned char *seen = a->ids && a->vocab > 0 ? calloc((size_t)a->vocab, 1) : NULL;
+    if (seen) {
+        rows = 0;
+        for (size_t t = 0; t < tokens; t++)
+            if (!seen[a->ids[t]]) seen[a->ids[t]] = 1, rows++;
+        free(seen);
+    }
+    return 4.0 * (double)tokens + (double)xf_dtype_size(a->dtype) * (double)(rows + tokens) * a->d_model;
 }
 
 static cost forward_cost(const xf_forward_args *a)

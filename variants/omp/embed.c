@@ -36,7 +36,8 @@ void xf_omp_embed_run(const void *args, void *ctx)
     const embed_ctx *e = ctx;
     const float *pe = e->k->embed_pe(e->simd_ctx);
     const int tokens = a->batch * a->seq, chunk = xf_chunk_rows((size_t)a->d_model * sizeof(float));
+    const int stream = xf_stream_output(2 * (size_t)tokens * a->d_model * sizeof(float)); // rows read, y written
 #pragma omp parallel for schedule(static) num_threads(e->threads)
     for (int r0 = 0; r0 < tokens; r0 += chunk)
-        e->k->embed_rows(a, pe, r0, r0 + chunk < tokens ? r0 + chunk : tokens);
+        e->k->embed_rows(a, pe, r0, r0 + chunk < tokens ? r0 + chunk : tokens, stream);
 }

@@ -2,6 +2,7 @@
 // rounded once (as PyTorch users register it as a buffer); run is a gather,
 // a multiply-add and a store, bound by memory.
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "simd.h"
@@ -28,8 +29,9 @@ int XF_FN(embed_prepare)(const void *args, void **ctx)
     return 0;
 }
 
-// Tokens r0..r1 of the batch*seq; pe_table is (seq,d).
-void XF_FN(embed_rows)(const xf_embed_args *a, const float *pe_table, int r0, int r1)
+// Tokens r0..r1 of the batch*seq; pe_table is (seq,d). stream: write y by
+// streaming stores (the caller decides from the whole output's size).
+void XF_FN(embed_rows)(const xf_embed_args *a, const float *pe_table, int r0, int r1, int stream)
 {
     const int d = a->d_model, tail = d % XV_W, body = d - tail;
     const xv scale = xv_set1(sqrtf((float)d));
@@ -38,11 +40,15 @@ void XF_FN(embed_rows)(const xf_embed_args *a, const float *pe_table, int r0, in
         const float *row = a->table + (size_t)a->ids[r] * d;
         const float *pe = pe_table + (size_t)s * d;
         float *y = a->y + (size_t)r * d;
-        for (int c = 0; c < body; c += XV_W) xv_store(y + c, xv_fma(xv_load(row + c), scale, xv_load(pe + c)));
+        if (stream && ((uintptr_t)y & 63) == 0)
+            for (int c = 0; c < body; c += XV_W) xv_stream(y + c, xv_fma(xv_load(row + c), scale, xv_load(pe + c)));
+        else
+            for (int c = 0; c < body; c += XV_W) xv_store(y + c, xv_fma(xv_load(row + c), scale, xv_load(pe + c)));
         if (tail)
             xv_store_tail(y + body, xv_fma(xv_load_tail(row + body, tail, 0.0f), scale,
                                            xv_load_tail(pe + body, tail, 0.0f)), tail);
     }
+    _mm_sfence(); // streaming stores are weakly ordered: publish them
 }
 
 // ids is (batch,seq), table is (vocab,d), y is (batch,seq,d)
@@ -50,7 +56,8 @@ void XF_FN(embed_run)(const void *args, void *ctx)
 {
     const xf_embed_args *a = args;
     const embed_ctx *e = ctx;
-    XF_FN(embed_rows)(a, e->pe, 0, a->batch * a->seq);
+    XF_FN(embed_rows)(a, e->pe, 0, a->batch * a->seq, 
+                      xf_stream_output(2 * (size_t)a->batch * a->seq * a->d_model * sizeof(float))); // rows read, y
 }
 
 const float *XF_FN(embed_pe)(const void *ctx) { return ((const embed_ctx *)ctx)->pe; }

@@ -16,8 +16,8 @@
 // uses it through each variant's math_ulp.
 #define XF_SIMD_EXP_ULP 2.0
 
-// Softmax and add_layernorm calls whose working set (bytes read and
-// written) is over half the L3 write their output by streaming stores
+// Softmax, add_layernorm, rmsnorm and embed calls whose working set (bytes
+// read and written) is over half the L3 write their output by streaming stores
 // (xf_stream_output, variants/isa/blocking.c): it cannot stay in the L3
 // for its reader anyway, and streaming saves the read for ownership.
 // Smaller outputs are left in cache, where the next stage of a forward
@@ -39,8 +39,8 @@ enum { XF_FEW_ROWS = 4 };
 //   multiple of gemm_mr, the rows of an A panel) and B panels p0..p1, for
 //   k > 0; gemm_k0 is the k = 0 case (C is the bias, or 0).
 // - Row ranges, softmax's and add_layernorm's with a scratch row each
-//   (seq_k or d floats); stream: write the output by streaming stores
-//   (decided from the whole call).
+//   (seq_k or d floats), rmsnorm's and embed's (token rows); stream:
+//   write the output by streaming stores (decided from the whole call).
 // - softmax_row: one masked, scaled softmax row in place.
 // - The embed variant's prepare (the PE table), its table (seq,d), release.
 // - Fused attention by query blocks of flash_br() rows (flash.c).
@@ -59,7 +59,7 @@ enum { XF_FEW_ROWS = 4 };
     X(void, softmax_rows, (const xf_softmax_args *a, size_t r0, size_t r1, float *row, int stream))            \
     X(void, add_layernorm_rows, (const xf_add_layernorm_args *a, int r0, int r1, float *row, int stream))      \
     X(void, rmsnorm_rows, (const xf_rmsnorm_args *a, int r0, int r1, int stream))                             \
-    X(void, embed_rows, (const xf_embed_args *a, const float *pe, int r0, int r1))                             \
+    X(void, embed_rows, (const xf_embed_args *a, const float *pe, int r0, int r1, int stream))                 \
     X(void, softmax_row, (int n, float *t, float scale, const uint8_t *pad_row, int causal, int i))            \
     X(int, embed_prepare, (const void *args, void **ctx))                                                      \
     X(const float *, embed_pe, (const void *ctx))                                                              \
