@@ -27,11 +27,12 @@ float XF_FN(scale_mask_max)(const float *x, float *y, int n, float scale, const 
     return max;
 }
 
-// t[0..n) = exp(t - max) in place (-inf gives exactly 0); returns the sum.
-// If next is not NULL, asks for next[0..n) along the way, one cache line
-// per vector: the arithmetic of this pass then overlaps the memory traffic
-// of the caller's next row (+60% on softmax; two rows ahead was slower).
-static float exp_sum_prefetch(float *t, int n, float max, const float *next)
+// t[0..n) = exp(t - max) in place, or 2^(t - max) if base2 (-inf gives
+// exactly 0); returns the sum. If next is not NULL, asks for next[0..n)
+// along the way, one cache line per vector: the arithmetic of this pass
+// then overlaps the memory traffic of the caller's next row (+60% on
+// softmax; two rows ahead was slower).
+static inline float exp_sum_prefetch(float *t, int n, float max, const float *next, int base2)
 {
     const xv m = xv_set1(max);
     xv vsum = xv_zero();
@@ -40,19 +41,19 @@ static float exp_sum_prefetch(float *t, int n, float max, const float *next)
         if (next)
             for (int l = 0; l < XV_W; l += 64 / (int)sizeof(float))
                 _mm_prefetch((const char *)(next + j + l), _MM_HINT_T0);
-        xv e = xv_exp(xv_sub(xv_load(t + j), m));
+        const xv d = xv_sub(xv_load(t + j), m), e = base2 ? xv_exp2(d) : xv_exp(d);
         xv_store(t + j, e);
         vsum = xv_add(vsum, e);
     }
     if (j < n) {
-        xv e = xv_exp(xv_sub(xv_load_tail(t + j, n - j, -INFINITY), m));
+        const xv d = xv_sub(xv_load_tail(t + j, n - j, -INFINITY), m), e = base2 ? xv_exp2(d) : xv_exp(d);
         xv_store_tail(t + j, e, n - j);
         vsum = xv_add(vsum, e);
     }
     return xv_hsum(vsum);
 }
 
-float XF_FN(exp_sum)(float *t, int n, float max) { return exp_sum_prefetch(t, n, max, NULL); }
+float XF_FN(exp_sum)(float *t, int n, float max) { return exp_sum_prefetch(t, n, max, NULL, 0); }
 
 // y = softmax(scale * x + mask) for one query row i, worked on in t (t may
 // be y; y may be x); next: the row the caller does next, to prefetch, or
@@ -64,12 +65,17 @@ static void softmax_row_xy(int n, const float *x, float *y, float *t, float scal
 {
     // Keys past the diagonal are masked by the causal rule: never read.
     const int n_vis = causal && i + 1 < n ? i + 1 : n;
-    const float max = XF_FN(scale_mask_max)(x, t, n_vis, scale, pad);
+    // In base 2, as the fused attention (variants/simd/flash.c, row_exp_sum,
+    // which says why its roundings are within the reference's bound): the
+    // scores times scale log2 e, then 2^(t - max), the table exp2 of each
+    // vec.h, about half the instructions of the natural exp's reduction
+    // and polynomial, on a pass that is bound by them on Zen 4.
+    const float max = XF_FN(scale_mask_max)(x, t, n_vis, scale * XF_EXP_LOG2E, pad);
     if (max == -INFINITY) { // no visible key: zeros, never NaN
         for (int j = 0; j < n; j++) y[j] = 0.0f;
         return;
     }
-    const xv inv = xv_set1(1.0f / exp_sum_prefetch(t, n_vis, max, next));
+    const xv inv = xv_set1(1.0f / exp_sum_prefetch(t, n_vis, max, next, 1));
     int j = 0;
     if (stream && ((uintptr_t)y & 63) == 0)
         for (; j + XV_W <= n_vis; j += XV_W) xv_stream(y + j, xv_mul(xv_load(t + j), inv));
