@@ -50,11 +50,9 @@ def function_lines(asm, name):
     return lines[start:end]
 
 
-def hot_loop(lines):
-    """The innermost loop (a label to a jump back to it, holding no other
-    such loop) with the most multiply-adds: an outer span can hold more of
-    them (the bf16 tile's loop and its odd-k step, under the jump that
-    closes the function's last branch) and is no loop the core repeats."""
+def innermost_loops(lines):
+    """The bodies of the innermost loops (a label to a jump back to it,
+    holding no other such loop), instructions only."""
     labels = {}
     loops = []
     for i, line in enumerate(lines):
@@ -65,12 +63,20 @@ def hot_loop(lines):
         m = JUMP.match(line)
         if m and m.group(1) in labels:
             loops.append((labels[m.group(1)], i))
-    best = None
     for start, end in loops:
         if any((s, e) != (start, end) and start <= s and e <= end for s, e in loops):
             continue
-        body = [l for l in lines[start + 1:end + 1]
-                if l.strip() and not l.strip().startswith(".") and not LABEL.match(l)]
+        yield [l for l in lines[start + 1:end + 1]
+               if l.strip() and not l.strip().startswith(".") and not LABEL.match(l)]
+
+
+def hot_loop(lines):
+    """The innermost loop with the most multiply-adds: an outer span can
+    hold more of them (the bf16 tile's loop and its odd-k step, under the
+    jump that closes the function's last branch) and is no loop the core
+    repeats."""
+    best = None
+    for body in innermost_loops(lines):
         arith = sum(1 for l in body if ARITH.match(l))
         if arith and (best is None or arith > best[0]):
             best = (arith, body)
@@ -131,20 +137,7 @@ ATTENTION = ("avx512", "variants/simd/flash.c", ["-mavx512f", "-mavx512bw", "-ma
 
 def exp_loop(lines):
     """The innermost loop holding vscalefps (the exp's last step)."""
-    labels, loops = {}, []
-    for i, line in enumerate(lines):
-        m = LABEL.match(line)
-        if m:
-            labels[m.group(1)] = i
-            continue
-        m = JUMP.match(line)
-        if m and m.group(1) in labels:
-            loops.append((labels[m.group(1)], i))
-    for start, end in loops:
-        if any((s, e) != (start, end) and start <= s and e <= end for s, e in loops):
-            continue
-        body = [l for l in lines[start + 1:end + 1]
-                if l.strip() and not l.strip().startswith(".") and not LABEL.match(l)]
+    for body in innermost_loops(lines):
         if any(l.strip().startswith("vscalefps") for l in body):
             return body
     die("no exp loop (vscalefps) in the fused attention")
