@@ -56,8 +56,8 @@ void XF_FN(embed_run)(const void *args, void *ctx)
 {
     const xf_embed_args *a = args;
     const embed_ctx *e = ctx;
-    XF_FN(embed_rows)(a, e->pe, 0, a->batch * a->seq, 
-                      xf_stream_output(2 * (size_t)a->batch * a->seq * a->d_model * sizeof(float))); // rows read, y
+    const size_t bytes = 2 * (size_t)a->batch * a->seq * a->d_model * sizeof(float); // rows read, y written
+    XF_FN(embed_rows)(a, e->pe, 0, a->batch * a->seq, xf_stream_output(bytes));
 }
 
 const float *XF_FN(embed_pe)(const void *ctx) { return ((const embed_ctx *)ctx)->pe; }

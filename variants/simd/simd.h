@@ -76,7 +76,7 @@ float XF_FN(read)(const float *b, long n);
     X(XF_EMBED, "", embed, "PE table built in prepare; gather, scale, add")                                 \
     X(XF_LINEAR, "", linear,                                                                                \
       "GEMM, weights packed in prepare, " XF_GEMM_DESC ", bias+ReLU fused; <= 4 rows: weights streamed")   \
-    X(XF_SOFTMAX, "", softmax, "3 passes over an L1-resident row, vector exp")                              \
+    X(XF_SOFTMAX, "", softmax, "3 passes over an L1-resident row, base-2 vector exp")                       \
     X(XF_ATTENTION, "-flash", flash,                                                                        \
       "fused, online softmax (base-2 exp) over " XF_SIMD_STR(XF_UK_ROWS_LDA) "-key tiles, masked tiles skipped; "  \
       "<= 4 query rows: K/V read in place")                                                                   \
