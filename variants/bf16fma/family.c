@@ -21,7 +21,7 @@ static const xf_variant variants[] = {
     ENTRY_(XF_ADD_LAYERNORM, add_layernorm, 1.0,
            "bf16 x, r, y; x + r widened into an L1 row, two-pass mean/variance in fp32, rounded on the store")
     ENTRY_(XF_SOFTMAX, softmax, XF_SIMD_EXP_ULP,
-           "each bf16 row widened into an L1 row, " XF_FAMILY_NAME "'s masked softmax row, rounded")
+           XF_FAMILY_NAME "'s 3-pass softmax rows, bf16 widened on the first pass's loads, rounded on the last's stores")
     ENTRY_(XF_ATTENTION, attention, XF_SIMD_EXP_ULP,
            "per head widened to fp32 for " XF_FAMILY_NAME "'s fused attention, output rounded; <= 4 query rows: "
            "bf16 K/V read in place")

@@ -1,8 +1,8 @@
-// bf16 softmax with fp32 arithmetic (bf16fma.h): each row of bf16 scores
-// widened into an fp32 row that stays in L1, the fp32 family's masked,
-// scaled softmax row on it (variants/simd/softmax.c, through its kernel
-// table), the probabilities rounded to bf16 on the way out: half the
-// bytes of fp32's.
+// bf16 softmax with fp32 arithmetic (bf16fma.h): the fp32 family's softmax
+// rows (variants/simd/softmax.c, through its kernel table) with the scores
+// widened as they are read and the probabilities rounded to bf16 as they
+// are written: half the bytes of fp32's, the same three passes over an
+// fp32 row in L1.
 #include <stdlib.h>
 
 #include "bf16fma.h"
@@ -21,15 +21,5 @@ void XF_BF_FN(softmax_release)(void *ctx) { free(ctx); }
 void XF_BF_FN(softmax_run)(const void *args, void *ctx)
 {
     const xf_softmax_args *a = args;
-    float *t = ctx;
-    const int n = a->seq_k;
-    for (int b = 0; b < a->batch; b++) {
-        const uint8_t *pad = a->key_pad ? a->key_pad + (size_t)b * n : NULL;
-        for (int r = 0; r < a->heads * a->seq_q; r++) {
-            const size_t row = ((size_t)b * a->heads * a->seq_q + r) * n;
-            xf_bf16_widen_rows(a->x16 + row, 0, 1, n, t, 0);
-            XF_FN(kernels).softmax_row(n, t, a->scale, pad, a->causal, r % a->seq_q);
-            xf_bf16_round_rows(t, 0, 1, n, a->y16 + row, 0);
-        }
-    }
+    XF_FN(kernels).softmax_rows_bf16(a, 0, (size_t)a->batch * a->heads * a->seq_q, ctx);
 }

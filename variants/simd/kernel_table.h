@@ -40,7 +40,8 @@ enum { XF_FEW_ROWS = 4 };
 //   k > 0; gemm_k0 is the k = 0 case (C is the bias, or 0).
 // - Row ranges, softmax's and add_layernorm's with a scratch row each
 //   (seq_k or d floats), rmsnorm's and embed's (token rows); stream:
-//   write the output by streaming stores (decided from the whole call).
+//   write the output by streaming stores (decided from the whole call);
+//   softmax_rows_bf16, softmax's rows stored in bf16 (x16, y16).
 // - softmax_row: one masked, scaled softmax row in place.
 // - The embed variant's prepare (the PE table), its table (seq,d), release.
 // - Fused attention by query blocks of flash_br() rows (flash.c).
@@ -57,6 +58,7 @@ enum { XF_FEW_ROWS = 4 };
        int r0, int r1, int p0, int p1))                                                                        \
     X(void, gemm_k0, (int m, int n, const float *bias, int relu, float *c, int ldc))                           \
     X(void, softmax_rows, (const xf_softmax_args *a, size_t r0, size_t r1, float *row, int stream))            \
+    X(void, softmax_rows_bf16, (const xf_softmax_args *a, size_t r0, size_t r1, float *row))                   \
     X(void, add_layernorm_rows, (const xf_add_layernorm_args *a, int r0, int r1, float *row, int stream))      \
     X(void, rmsnorm_rows, (const xf_rmsnorm_args *a, int r0, int r1, int stream))                             \
     X(void, embed_rows, (const xf_embed_args *a, const float *pe, int r0, int r1, int stream))                 \

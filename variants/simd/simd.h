@@ -46,10 +46,8 @@ void XF_FN(gemm_tile)(int kc, const float *a, long lda, const float *pf, const f
 void XF_FN(gemm)(int m, int n, int k, const float *a, int lda, const float *bp,
                  const float *bias, int relu, float *c, int ldc);
 
-// Softmax pieces shared by the softmax and fused attention kernels:
-// y[0..n) = scale * x with -inf where pad is set, returning the max (y may
-// be x); and t = exp(t - max) in place, returning the sum.
-float XF_FN(scale_mask_max)(const float *x, float *y, int n, float scale, const uint8_t *pad);
+// The softmax's exp pass, for decoding's attention (decode.c): t = exp(t -
+// max) in place, returning the sum.
 float XF_FN(exp_sum)(float *t, int n, float max);
 
 
