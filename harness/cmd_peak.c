@@ -108,13 +108,15 @@ int xf_cmd_peak(const xf_machine *m)
         printf("peak: bf16 dot product %.1f GFLOP/s on 1 thread (%s), %.1f on %d\n", peak.bf16_1, peak.bf16_family,
                peak.bf16_all, peak.procs);
         // Which arithmetic pays for bf16 storage here, from the two roofs:
-        // the compute-bound stages run at the faster one; the rest move
-        // bytes, which bf16 halves whatever the arithmetic.
+        // the stages with dot products run at the faster one; the rest
+        // have none, so widen to fp32 whatever the CPU: bf16 halves their
+        // bytes, and the widening and rounding cost them instructions (the
+        // bf16 softmax is bound by them on Zen 4: docs/performance.md).
         const double ratio = peak.bf16_1 / peak.flops_1;
         const int dot = ratio > 1.05, level = !dot && ratio >= 0.95;
         printf("bf16 arithmetic here: the dot product runs at %.2fx the fp32 FMA roof, so bf16 linear, lm_head and"
-               " attention%s should %s; embed, softmax, add_layernorm and rmsnorm are memory-bound (bf16 halves their"
-               " bytes either way)\n",
+               " attention%s should %s; embed, softmax, add_layernorm and rmsnorm have no dot product: they widen to"
+               " fp32 on any CPU (bf16 halves their bytes; widening and rounding add instructions)\n",
                ratio, peak.amx_1 > 0 ? ", where they do not run on AMX," : "",
                dot ? "compute with vdpbf16ps" : level ? "do either (the roofs are level)" : "widen to fp32 and use FMA");
         if (peak.amx_1 > 0)
