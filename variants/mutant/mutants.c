@@ -155,6 +155,15 @@ static void bf16_accumulator(const void *args, void *ctx)
     xf_naive_linear_bf16_with(args, XF_BF16_ACCUMULATOR);
 }
 
+// bf16 softmax rounded by truncation: probabilities up to a whole bf16
+// ulp low where the bound allows half of one (the rounding the bf16
+// families' softmax does on its last pass's stores).
+static void bf16_softmax_truncated(const void *args, void *ctx)
+{
+    (void)ctx;
+    xf_naive_softmax_bf16_with(args, XF_BF16_TRUNCATED);
+}
+
 static const xf_variant variants[] = {
     XF_VARIANT(XF_ATTENTION, "mutant", "mutant-scale-dropped", "no 1/sqrt(dk)", 1.0, NULL, NULL, scale_dropped, NULL),
     XF_VARIANT(XF_ATTENTION, "mutant", "mutant-mask-shifted", "padding mask off by one key", 1.0, NULL, NULL,
@@ -179,6 +188,9 @@ static const xf_variant variants[] = {
      .summary = "bf16 output truncated, not rounded to nearest even", .math_ulp = 1.0, .run = bf16_truncated},
     {.stage = XF_LINEAR, .family = "mutant", .name = "mutant-bf16-accumulator", .dtype = XF_BF16,
      .summary = "bf16 accumulator (rounded after every term)", .math_ulp = 1.0, .run = bf16_accumulator},
+    {.stage = XF_SOFTMAX, .family = "mutant", .name = "mutant-bf16-softmax-truncated", .dtype = XF_BF16,
+     .summary = "bf16 probabilities truncated, not rounded to nearest even", .math_ulp = 1.0,
+     .run = bf16_softmax_truncated},
 #ifdef XF_HAVE_AVX512BF16
     // The avx512bf16 linear with the second pair of k dropped from its
     // packed panels: 2 of k terms missing from every output.

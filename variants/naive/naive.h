@@ -19,15 +19,16 @@
 XF_NAIVE_VARIANTS(XF_NAIVE_DECLARE_)
 #undef XF_NAIVE_DECLARE_
 
-// The bf16 variants (dtype XF_BF16), and the bf16 linear with one of the
-// bugs the mutants plant: rounding by truncation, or an accumulator rounded
-// to bf16 after every term.
+// The bf16 variants (dtype XF_BF16), and the bf16 linear and softmax with
+// one of the bugs the mutants plant: rounding by truncation, or (linear)
+// an accumulator rounded to bf16 after every term.
 typedef enum { XF_BF16_CORRECT, XF_BF16_TRUNCATED, XF_BF16_ACCUMULATOR } xf_naive_bf16_bug;
 void xf_naive_linear_bf16(const void *args, void *ctx);
 void xf_naive_linear_bf16_with(const xf_linear_args *a, xf_naive_bf16_bug bug);
 void xf_naive_add_layernorm_bf16(const void *args, void *ctx);
 void xf_naive_attention_bf16(const void *args, void *ctx);
 void xf_naive_softmax_bf16(const void *args, void *ctx);
+void xf_naive_softmax_bf16_with(const xf_softmax_args *a, xf_naive_bf16_bug bug);
 void xf_naive_embed_bf16(const void *args, void *ctx);
 void xf_naive_lm_head_bf16(const void *args, void *ctx);
 
