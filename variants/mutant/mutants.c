@@ -155,13 +155,26 @@ static void bf16_accumulator(const void *args, void *ctx)
     xf_naive_linear_bf16_with(args, XF_BF16_ACCUMULATOR);
 }
 
-// bf16 softmax rounded by truncation: probabilities up to a whole bf16
-// ulp low where the bound allows half of one (the rounding the bf16
-// families' softmax does on its last pass's stores).
+// bf16 softmax, add_layernorm and embed rounded by truncation, as the
+// linear above: outputs up to a whole bf16 ulp off where the bound allows
+// half of one (the rounding the bf16 families' kernels do on their last
+// stores).
 static void bf16_softmax_truncated(const void *args, void *ctx)
 {
     (void)ctx;
     xf_naive_softmax_bf16_with(args, XF_BF16_TRUNCATED);
+}
+
+static void bf16_add_layernorm_truncated(const void *args, void *ctx)
+{
+    (void)ctx;
+    xf_naive_add_layernorm_bf16_with(args, XF_BF16_TRUNCATED);
+}
+
+static void bf16_embed_truncated(const void *args, void *ctx)
+{
+    (void)ctx;
+    xf_naive_embed_bf16_with(args, XF_BF16_TRUNCATED);
 }
 
 static const xf_variant variants[] = {
@@ -191,6 +204,12 @@ static const xf_variant variants[] = {
     {.stage = XF_SOFTMAX, .family = "mutant", .name = "mutant-bf16-softmax-truncated", .dtype = XF_BF16,
      .summary = "bf16 probabilities truncated, not rounded to nearest even", .math_ulp = 1.0,
      .run = bf16_softmax_truncated},
+    {.stage = XF_ADD_LAYERNORM, .family = "mutant", .name = "mutant-bf16-add-layernorm-truncated", .dtype = XF_BF16,
+     .summary = "bf16 LayerNorm output truncated, not rounded to nearest even", .math_ulp = 1.0,
+     .run = bf16_add_layernorm_truncated},
+    {.stage = XF_EMBED, .family = "mutant", .name = "mutant-bf16-embed-truncated", .dtype = XF_BF16,
+     .summary = "bf16 embedding truncated, not rounded to nearest even", .math_ulp = 1.0,
+     .run = bf16_embed_truncated},
 #ifdef XF_HAVE_AVX512BF16
     // The avx512bf16 linear with the second pair of k dropped from its
     // packed panels: 2 of k terms missing from every output.

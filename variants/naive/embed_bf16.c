@@ -5,10 +5,9 @@
 
 // ids is (batch,seq), table is (vocab,d_model) bf16, y is (batch,seq,d_model)
 // bf16: as the fp32 naive embed, the table entry widened, the sum rounded.
-void xf_naive_embed_bf16(const void *args, void *ctx)
+// The mutants (variants/mutant) call it with the rounding broken.
+void xf_naive_embed_bf16_with(const xf_embed_args *a, xf_naive_bf16_bug bug)
 {
-    (void)ctx;
-    const xf_embed_args *a = args;
     const float scale = sqrtf((float)a->d_model);
     for (int b = 0; b < a->batch; b++)
         for (int s = 0; s < a->seq; s++) {
@@ -18,7 +17,13 @@ void xf_naive_embed_bf16(const void *args, void *ctx)
                 float w = powf(10000.0f, -(float)(c & ~1) / (float)a->d_model);
                 float angle = (float)(a->pos0 + s) * w;
                 float pe = (c % 2 == 0) ? sinf(angle) : cosf(angle);
-                y[c] = xf_bf16_from_f32(xf_bf16_to_f32(row[c]) * scale + pe);
+                y[c] = xf_naive_store_bf16(xf_bf16_to_f32(row[c]) * scale + pe, bug);
             }
         }
+}
+
+void xf_naive_embed_bf16(const void *args, void *ctx)
+{
+    (void)ctx;
+    xf_naive_embed_bf16_with(args, XF_BF16_CORRECT);
 }

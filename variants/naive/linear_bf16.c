@@ -16,13 +16,7 @@ void xf_naive_linear_bf16_with(const xf_linear_args *a, xf_naive_bf16_bug bug)
             }
             if (a->b16) acc += xf_bf16_to_f32(a->b16[j]);
             if (a->relu && acc < 0.0f) acc = 0.0f;
-            if (bug == XF_BF16_TRUNCATED) {
-                uint32_t bits;
-                memcpy(&bits, &acc, sizeof bits);
-                a->y16[(size_t)i * a->n + j] = (xf_bf16)(bits >> 16);
-            } else {
-                a->y16[(size_t)i * a->n + j] = xf_bf16_from_f32(acc);
-            }
+            a->y16[(size_t)i * a->n + j] = xf_naive_store_bf16(acc, bug);
         }
 }
 

@@ -1,6 +1,10 @@
 #ifndef XF_NAIVE_H
 #define XF_NAIVE_H
 
+#include <stdint.h>
+#include <string.h>
+
+#include "../../kernels/half.h"
 #include "../variant.h"
 
 // The family's variants, one per stage, each listed once: X(stage, entry,
@@ -19,17 +23,26 @@
 XF_NAIVE_VARIANTS(XF_NAIVE_DECLARE_)
 #undef XF_NAIVE_DECLARE_
 
-// The bf16 variants (dtype XF_BF16), and the bf16 linear and softmax with
-// one of the bugs the mutants plant: rounding by truncation, or (linear)
-// an accumulator rounded to bf16 after every term.
+// The bf16 variants (dtype XF_BF16), and with one of the bugs the mutants
+// plant: rounding by truncation, or (linear) an accumulator rounded to
+// bf16 after every term.
 typedef enum { XF_BF16_CORRECT, XF_BF16_TRUNCATED, XF_BF16_ACCUMULATOR } xf_naive_bf16_bug;
+// v stored in bf16: rounded to nearest even, or truncated (the bug).
+static inline xf_bf16 xf_naive_store_bf16(float v, xf_naive_bf16_bug bug)
+{
+    uint32_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    return bug == XF_BF16_TRUNCATED ? (xf_bf16)(bits >> 16) : xf_bf16_from_f32(v);
+}
 void xf_naive_linear_bf16(const void *args, void *ctx);
 void xf_naive_linear_bf16_with(const xf_linear_args *a, xf_naive_bf16_bug bug);
 void xf_naive_add_layernorm_bf16(const void *args, void *ctx);
+void xf_naive_add_layernorm_bf16_with(const xf_add_layernorm_args *a, xf_naive_bf16_bug bug);
 void xf_naive_attention_bf16(const void *args, void *ctx);
 void xf_naive_softmax_bf16(const void *args, void *ctx);
 void xf_naive_softmax_bf16_with(const xf_softmax_args *a, xf_naive_bf16_bug bug);
 void xf_naive_embed_bf16(const void *args, void *ctx);
+void xf_naive_embed_bf16_with(const xf_embed_args *a, xf_naive_bf16_bug bug);
 void xf_naive_lm_head_bf16(const void *args, void *ctx);
 
 // LayerNorm and RMSNorm with a given epsilon; the contracts' are

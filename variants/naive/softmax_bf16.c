@@ -1,5 +1,4 @@
 #include <stdlib.h>
-#include <string.h>
 
 #include "../../kernels/half.h"
 #include "naive.h"
@@ -17,11 +16,7 @@ void xf_naive_softmax_bf16_with(const xf_softmax_args *a, xf_naive_bf16_bug bug)
                 size_t row = (((size_t)b * a->heads + h) * a->seq_q + i) * a->seq_k;
                 for (int j = 0; j < a->seq_k; j++) t[j] = a->scale * xf_bf16_to_f32(a->x16[row + j]);
                 xf_naive_softmax_row(a->seq_k, t, pad, a->causal, i);
-                for (int j = 0; j < a->seq_k; j++) {
-                    uint32_t bits;
-                    memcpy(&bits, &t[j], sizeof bits);
-                    a->y16[row + j] = bug == XF_BF16_TRUNCATED ? (xf_bf16)(bits >> 16) : xf_bf16_from_f32(t[j]);
-                }
+                for (int j = 0; j < a->seq_k; j++) a->y16[row + j] = xf_naive_store_bf16(t[j], bug);
             }
     }
     free(t);
