@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../../kernels/half.h"
 #include "simd.h"
@@ -86,6 +87,7 @@ static inline __attribute__((always_inline)) void softmax_row_xy(int n, const vo
 {
     float *y32 = y;
     xf_bf16 *y16 = y;
+    const size_t size = bf16 ? sizeof(xf_bf16) : sizeof(float); // of an element of x and y
     // Keys past the diagonal are masked by the causal rule: never read.
     const int n_vis = causal && i + 1 < n ? i + 1 : n;
     // In base 2, as the fused attention (variants/simd/flash.c, row_exp_sum,
@@ -94,26 +96,23 @@ static inline __attribute__((always_inline)) void softmax_row_xy(int n, const vo
     // vec.h, about half the instructions of the natural exp's reduction
     // and polynomial, on a pass that is bound by them on Zen 4.
     const float max = scale_mask_max(x, bf16, t, n_vis, scale * XF_EXP_LOG2E, pad);
-    int j = 0;
-    if (max == -INFINITY) { // no visible key: zeros, never NaN
-        for (; j < n; j++)
-            if (bf16) y16[j] = 0;
-            else y32[j] = 0.0f;
+    if (max == -INFINITY) { // no visible key: zeros, never NaN (all-zero bits in either storage)
+        memset(y, 0, (size_t)n * size);
         return;
     }
-    const float inv_sum = 1.0f / exp_sum_prefetch(t, n_vis, max, next, bf16 ? 2 : 4, 1);
+    const float inv_sum = 1.0f / exp_sum_prefetch(t, n_vis, max, next, (int)size, 1);
     const xv inv = xv_set1(inv_sum);
+    int j = 0;
     if (bf16) {
         for (; j + XV_W <= n_vis; j += XV_W) xv_store_bf16(y16 + j, xv_mul(xv_load(t + j), inv));
         for (; j < n_vis; j++) y16[j] = xf_bf16_from_f32(t[j] * inv_sum);
-        for (; j < n; j++) y16[j] = 0;
-        return;
+    } else {
+        if (stream && ((uintptr_t)y & 63) == 0)
+            for (; j + XV_W <= n_vis; j += XV_W) xv_stream(y32 + j, xv_mul(xv_load(t + j), inv));
+        for (; j + XV_W <= n_vis; j += XV_W) xv_store(y32 + j, xv_mul(xv_load(t + j), inv));
+        if (j < n_vis) xv_store_tail(y32 + j, xv_mul(xv_load_tail(t + j, n_vis - j, 0.0f), inv), n_vis - j);
     }
-    if (stream && ((uintptr_t)y & 63) == 0)
-        for (; j + XV_W <= n_vis; j += XV_W) xv_stream(y32 + j, xv_mul(xv_load(t + j), inv));
-    for (; j + XV_W <= n_vis; j += XV_W) xv_store(y32 + j, xv_mul(xv_load(t + j), inv));
-    if (j < n_vis) xv_store_tail(y32 + j, xv_mul(xv_load_tail(t + j, n_vis - j, 0.0f), inv), n_vis - j);
-    for (j = n_vis; j < n; j++) y32[j] = 0.0f;
+    if (n_vis < n) memset((char *)y + (size_t)n_vis * size, 0, (size_t)(n - n_vis) * size); // hidden by the causal rule
 }
 
 void XF_FN(softmax_row)(int n, float *t, float scale, const uint8_t *pad_row, int causal, int i)
