@@ -87,6 +87,14 @@ void xf_grid_linear(xf_grid *l, int full)
                     c.n = NK[x][0], c.k = NK[x][1], c.relu = relu;
                     push(l, c);
                 }
+    // Decode steps at batch 2 and 4 (M 2 and 4, which the grid's M miss):
+    // avx512bf16 streams up to two rows itself and the amx and bf16 FMA
+    // families up to four, the GEMMs take them on from there.
+    for (int b = 2; b <= 4; b += 2) {
+        xf_case c = shape(l, b, 1, 8, 1, 1);
+        c.n = 13, c.k = 515, c.relu = b == 4;
+        push(l, c);
+    }
     if (!full) { // the Transformer-base shapes, one row each
         xf_case c = shape(l, 1, 8, 64, 3, 3);
         c.n = 2048, c.k = 512, c.relu = 1;

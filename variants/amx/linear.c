@@ -150,7 +150,7 @@ static int prepare(const xf_linear_args *a, void **ctx, int swapped, int drop_la
     l->threads = xf_team_threads();
     l->drop_last_share = drop_last_share;
     if (a->m <= XF_FEW_ROWS) {
-        if (xf_avx512bf16_linear_prepare(a, &l->few)) {
+        if (xf_avx512bf16_linear_prepare_rows(a, &l->few)) {
             free(l);
             return -1;
         }

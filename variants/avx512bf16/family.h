@@ -26,8 +26,10 @@
 int XF_DOT_FN(linear_prepare)(const void *args, void **ctx);
 void XF_DOT_FN(linear_run)(const void *args, void *ctx);
 void XF_DOT_FN(linear_release)(void *ctx);
-// Columns j0..j1 of a decode step's linear (at most 4 rows; a context
-// prepared for such a call): the amx family's threads each run their share.
+// A decode step's linear of at most XF_FEW_ROWS rows on the row kernel
+// (linear_prepare takes it only up to 2 rows), and columns j0..j1 of such
+// a call: the amx family's threads each run their share.
+int XF_DOT_FN(linear_prepare_rows)(const void *args, void **ctx);
 void XF_DOT_FN(linear_columns)(const void *args, void *ctx, int j0, int j1);
 int XF_DOT_FN(lm_head_prepare)(const void *args, void **ctx);
 void XF_DOT_FN(lm_head_run)(const void *args, void *ctx);

@@ -9,8 +9,16 @@
 //   registers, as the fp32 avx512 tile does; an odd k's last pair has a
 //   zero second half in both. Column blocks of B are sized to half the L2
 //   (variants/isa/blocking.c).
-// - At most FEW rows (a decode step): W streamed in its own layout, each
-//   weight row dotted 32 k at a time with every x row, no widening at all.
+// - At most FEW rows (a decode step at batch 1 or 2): W streamed in its
+//   own layout, each weight row dotted 32 k at a time with every x row, no
+//   widening at all. A dot product loads an x vector per vdpbf16ps; from
+//   three rows the GEMM's broadcasts cost fewer loads. Zen 4, 1 thread, a
+//   64 MiB weight from DRAM, ms per call, row path -> GEMM: 3 rows
+//   3.49-3.54 -> 2.83-2.97 (k 512), 3.05-6.22 -> 2.40-2.80 (k 2048); 4 rows
+//   4.30-5.73 -> 3.15-3.43, 4.82-5.08 -> 2.39-2.58; 2 rows 2.64-2.66 ->
+//   2.32-2.62 and 2.54-2.84 -> 2.86-3.54, so two stay here. The row kernel
+//   takes up to XF_FEW_ROWS rows for the amx family's decode steps
+//   (linear_prepare_rows), whose choice no AMX CPU has measured since.
 // vdpbf16ps flushes denormal inputs and results to zero; the bound's
 // "tiny" term does not cover that, so values below 2^-126 (which the
 // harness never draws) could exceed it by 2^-126 per term.
@@ -24,9 +32,10 @@
 #include "../isa/blocking.h"
 #include "../isa/huge.h"
 #include "../avx512/vec.h"
+#include "../simd/kernel_table.h"
 #include "family.h"
 
-enum { MR = 6, NR = 64, FEW = 4, U = 4, B_AHEAD = 12 };
+enum { MR = 6, NR = 64, FEW = 2, U = 4, B_AHEAD = 12 };
 
 typedef struct {
     xf_bf16 *bp;   // W packed [panel][k/2 rounded up][NR][2], zero past n and k; few rows: W as given, (n,k)
@@ -151,7 +160,7 @@ static inline __attribute__((always_inline)) void dot_rows(const int M, const xf
                                                            float bias, int j)
 {
     const int k = a->k;
-    __m512 acc[FEW][U];
+    __m512 acc[XF_FEW_ROWS][U];
     for (int r = 0; r < M; r++)
         for (int u = 0; u < U; u++) acc[r][u] = _mm512_setzero_ps();
     int p = 0;
@@ -227,14 +236,15 @@ void XF_DOT_FN(linear_release)(void *ctx)
     free(l);
 }
 
-// dropped: the mutant's bug, pair 1 of k packed as zeros.
-static int prepare(const xf_linear_args *a, void **ctx, int dropped)
+// dropped: the mutant's bug, pair 1 of k packed as zeros. few_max: the
+// most rows that take the row path.
+static int prepare(const xf_linear_args *a, void **ctx, int dropped, int few_max)
 {
     linear_ctx *l = calloc(1, sizeof *l);
     if (!l) return -1;
     l->panels = (a->n + NR - 1) / NR;
     l->pairs = (a->k + 1) / 2;
-    l->few = a->m <= FEW;
+    l->few = a->m <= few_max;
     l->bp = xf_alloc_huge(((size_t)l->panels * l->pairs * 2 * NR + 1) * sizeof(xf_bf16));
     l->bias = calloc((size_t)l->panels * NR, sizeof(float));
     if (!l->bp || !l->bias) {
@@ -262,8 +272,9 @@ static int prepare(const xf_linear_args *a, void **ctx, int dropped)
     return 0;
 }
 
-int XF_DOT_FN(linear_prepare)(const void *args, void **ctx) { return prepare(args, ctx, 0); }
-int XF_DOT_FN(linear_prepare_dropped_pair)(const void *args, void **ctx) { return prepare(args, ctx, 1); }
+int XF_DOT_FN(linear_prepare)(const void *args, void **ctx) { return prepare(args, ctx, 0, FEW); }
+int XF_DOT_FN(linear_prepare_rows)(const void *args, void **ctx) { return prepare(args, ctx, 0, XF_FEW_ROWS); }
+int XF_DOT_FN(linear_prepare_dropped_pair)(const void *args, void **ctx) { return prepare(args, ctx, 1, FEW); }
 
 // lm_head: the linear with the table as its weight (xf_lm_head_as_linear).
 int XF_DOT_FN(lm_head_prepare)(const void *args, void **ctx)

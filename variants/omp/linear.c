@@ -36,7 +36,7 @@ int xf_omp_linear_prepare(const void *args, void **ctx)
     if (!l) return -1;
     l->k = xf_simd_widest_kernels();
     l->threads = xf_team_threads();
-    if (a->m <= XF_FEW_ROWS) { // a decode step: weights copied as they are into huge pages
+    if (a->m <= XF_DOT_ROWS) { // a decode step at batch 1: weights copied as they are into huge pages
         l->few_rows = 1;
         if (!(l->bp = xf_alloc_huge((size_t)a->n * a->k * sizeof(float)))) {
             xf_omp_linear_release(l);

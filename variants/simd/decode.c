@@ -1,14 +1,14 @@
 // The kernels of a decode step, where every call has a few rows (one token
 // per sequence) and is bound by the bytes it reads, not by FMA:
-// - linear_rows: y = x W^T + b for m <= XF_FEW_ROWS rows, W in PyTorch's
-//   (n,k) layout (no packing: a packed copy would be read just the same),
-//   each weight row streamed once per call and dotted with every x row
-//   while it is in registers. One weight row at a time: a single
+// - linear_rows: y = x W^T + b for a linear of XF_DOT_ROWS rows (one),
+//   W in PyTorch's (n,k) layout (no packing: a packed copy would be read
+//   just the same), each weight row streamed once per call and dotted with
+//   x while it is in registers. One weight row at a time: a single
 //   sequential stream, which the prefetchers follow best (four rows
 //   interleaved streamed a DRAM-resident matrix about 30% slower on Zen 3;
-//   loaded by xv_load_streamed),
-//   with ROW_U independent accumulators along k per x row to cover the FMA
-//   latency, x rows in pairs (2 x ROW_U accumulators).
+//   loaded by xv_load_streamed), with ROW_U independent accumulators along
+//   k to cover the FMA latency. More rows run the GEMM (kernel_table.h
+//   says why).
 // - attend_heads: one query row, every head, over keys [j0, j1) read in
 //   place from the cache (no packing: each key is used once), scores in
 //   scratch, the unnormalised outputs with their max and sum (the
@@ -21,42 +21,30 @@
 
 enum { ROW_U = 4 };
 
-// y[r0][j] (and y[r0+1][j] with pair) = x rows . weight row j.
-static inline void dot_row(const xf_linear_args *a, const float *wj, int r0, int pair, int j)
+// y[r][j] = x row r . weight row j (+ b[j], ReLU).
+static inline void dot_row(const xf_linear_args *a, const float *wj, int r, int j)
 {
     const int k = a->k, step = ROW_U * XV_W, body = k - k % step;
-    const float *x0 = a->x + (size_t)r0 * k, *x1 = pair ? x0 + k : x0;
-    xv acc0[ROW_U], acc1[ROW_U];
-    for (int u = 0; u < ROW_U; u++) acc0[u] = acc1[u] = xv_zero();
+    const float *x = a->x + (size_t)r * k;
+    xv acc[ROW_U];
+    for (int u = 0; u < ROW_U; u++) acc[u] = xv_zero();
     for (int p = 0; p < body; p += step)
-        for (int u = 0; u < ROW_U; u++) {
-            const xv wv = xv_load_streamed(wj + p + u * XV_W);
-            acc0[u] = xv_fma(wv, xv_load(x0 + p + u * XV_W), acc0[u]);
-            if (pair) acc1[u] = xv_fma(wv, xv_load(x1 + p + u * XV_W), acc1[u]);
-        }
+        for (int u = 0; u < ROW_U; u++)
+            acc[u] = xv_fma(xv_load_streamed(wj + p + u * XV_W), xv_load(x + p + u * XV_W), acc[u]);
     for (int p = body; p < k; p += XV_W) { // the last < ROW_U vectors, the last one partial
         const int n = k - p < XV_W ? k - p : XV_W;
-        const xv wv = xv_load_tail(wj + p, n, 0.0f);
-        acc0[0] = xv_fma(wv, xv_load_tail(x0 + p, n, 0.0f), acc0[0]);
-        if (pair) acc1[0] = xv_fma(wv, xv_load_tail(x1 + p, n, 0.0f), acc1[0]);
+        acc[0] = xv_fma(xv_load_tail(wj + p, n, 0.0f), xv_load_tail(x + p, n, 0.0f), acc[0]);
     }
-    for (int r = 0; r <= pair; r++) {
-        xv *acc = r ? acc1 : acc0;
-        for (int u = 1; u < ROW_U; u++) acc[0] = xv_add(acc[0], acc[u]);
-        float v = xv_hsum(acc[0]) + (a->b ? a->b[j] : 0.0f);
-        a->y[(size_t)(r0 + r) * a->n + j] = a->relu && v < 0.0f ? 0.0f : v;
-    }
+    for (int u = 1; u < ROW_U; u++) acc[0] = xv_add(acc[0], acc[u]);
+    const float v = xv_hsum(acc[0]) + (a->b ? a->b[j] : 0.0f);
+    a->y[(size_t)r * a->n + j] = a->relu && v < 0.0f ? 0.0f : v;
 }
 
 // x is (m,k), w is (n,k), y is (m,n): columns j0..j1 of y, every row.
 void XF_FN(linear_rows)(const xf_linear_args *a, int j0, int j1)
 {
-    for (int j = j0; j < j1; j++) {
-        const float *wj = a->w + (size_t)j * a->k;
-        int r = 0;
-        for (; r + 1 < a->m; r += 2) dot_row(a, wj, r, 1, j);
-        if (r < a->m) dot_row(a, wj, r, 0, j);
-    }
+    for (int j = j0; j < j1; j++)
+        for (int r = 0; r < a->m; r++) dot_row(a, a->w + (size_t)j * a->k, r, j);
 }
 
 // Query row i of batch b, every head, over keys [j0, j1): key rows are

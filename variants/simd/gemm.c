@@ -203,7 +203,7 @@ void XF_FN(gemm)(int m, int n, int k, const float *a, int lda, const float *bp,
 }
 
 // linear: the weight is packed (and the bias padded to whole panels) once,
-// in prepare; for a decode step's few rows it is copied as it is into huge
+// in prepare; for a decode step's one row it is copied as it is into huge
 // pages (isa/huge.h), where decode.c streams it.
 typedef struct {
     float *bp, *bias;
@@ -215,7 +215,7 @@ int XF_FN(linear_prepare)(const void *args, void **ctx)
     const xf_linear_args *a = args;
     linear_ctx *l = calloc(1, sizeof *l);
     if (!l) return -1;
-    if (a->m <= XF_FEW_ROWS) {
+    if (a->m <= XF_DOT_ROWS) {
         l->few_rows = 1;
         if (!(l->bp = xf_alloc_huge((size_t)a->n * a->k * sizeof(float)))) {
             XF_FN(linear_release)(l);
@@ -226,8 +226,8 @@ int XF_FN(linear_prepare)(const void *args, void **ctx)
         return 0;
     }
     size_t padded = (size_t)panels(a->n, XF_GEMM_NR) * XF_GEMM_NR;
-    // in huge pages: a GEMM of few rows (a decode step at batch 8) streams
-    // the packed weight from DRAM once per call
+    // in huge pages: a GEMM of few rows (a decode step at batch 2 to 8)
+    // streams the packed weight from DRAM once per call
     l->bp = xf_alloc_huge(XF_FN(packed_b_floats)(a->n, a->k) * sizeof(float) + 64);
     if (a->b) l->bias = calloc(padded, sizeof(float));
     if (!l->bp || (a->b && !l->bias)) {

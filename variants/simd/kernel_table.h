@@ -24,12 +24,25 @@
 // pass finds them.
 #include "../isa/blocking.h"
 
-// Calls with at most this many rows (a linear's m, an attention's query rows
-// per head) are decode-step shapes: they run the row kernels of decode.c,
-// which read weights and K/V in place, instead of packing them for the
-// GEMM micro-kernel, which would waste most of its MR rows. Measured on
-// Zen 3 (docs/performance.md, Decoding).
+// Attention calls with at most this many query rows per head are
+// decode-step shapes: they run the row kernels of decode.c, which read K/V
+// in place, instead of packing them for the GEMM micro-kernel, which would
+// waste most of its MR rows. Measured on Zen 3 (docs/performance.md,
+// Decoding). The bf16 FMA families' linears take their row path up to
+// this many rows too (their GEMM widens the weight at every call).
 enum { XF_FEW_ROWS = 4 };
+
+// An fp32 linear of this many rows (a decode step at batch 1) streams W in
+// its own layout with dot products (decode.c's linear_rows); from two rows
+// on it runs the packed GEMM. A dot product loads an x vector for every
+// FMA, so two rows cost 3 loads per 2 FMAs, and x's rows must stay in L1
+// (two rows of FFN2's k 2048 and W's row fill 24 KiB); the micro-kernel
+// broadcasts x's elements instead and loads a W vector per MR FMAs. Zen 4,
+// 1 thread, a 128 MiB weight from DRAM, ms per call, row path -> GEMM:
+// avx512 at 2 rows 4.6-4.8 -> 4.2-4.5 (k 512), 6.4-9.3 -> 4.5-4.6 (k 2048);
+// at 4 rows 5.8-7.0 -> 4.2-4.3, 12.9-13.0 -> 3.9-4.3; one row level
+// (docs/performance.md, "Decoding at batch 2 to 8").
+enum { XF_DOT_ROWS = 1 };
 
 // The pieces other families call, each listed once as X(return type, name,
 // parameters): simd.h declares them per ISA (XF_FN(name)), xf_simd_kernels
@@ -46,7 +59,7 @@ enum { XF_FEW_ROWS = 4 };
 // - The embed variant's prepare (the PE table), its table (seq,d), release.
 // - Fused attention by query blocks of flash_br() rows (flash.c).
 // - Decode-step kernels (decode.c): linear_rows, columns j0..j1 of a
-//   linear of few rows; attend_heads, one query row of every head over keys
+//   linear of XF_DOT_ROWS rows; attend_heads, one query row of every head over keys
 //   j0..j1 as a flash-decoding partial (unnormalised outputs (heads,dk),
 //   their maxima m and sums l); attend_finish, the row's output from a
 //   merged partial.
