@@ -87,12 +87,14 @@ void xf_grid_linear(xf_grid *l, int full)
                     c.n = NK[x][0], c.k = NK[x][1], c.relu = relu;
                     push(l, c);
                 }
-    // Decode steps at batch 2 and 4 (M 2 and 4, which the grid's M miss):
+    // Decode steps at batch 2 and 4 to 8 (M the grid's others miss):
     // avx512bf16 streams up to two rows itself and the amx and bf16 FMA
-    // families up to four, the GEMMs take them on from there.
-    for (int b = 2; b <= 4; b += 2) {
+    // families up to four, the GEMMs take them on from there, avx512's
+    // through its few-row tiles of 5 to 8 rows (70 columns: a ragged last
+    // panel of every width).
+    for (int b = 2; b <= 8; b += b == 2 ? 2 : 1) {
         xf_case c = shape(l, b, 1, 8, 1, 1);
-        c.n = 13, c.k = 515, c.relu = b == 4;
+        c.n = b < 5 ? 13 : 70, c.k = 515, c.relu = b % 2 == 0;
         push(l, c);
     }
     if (!full) { // the Transformer-base shapes, one row each

@@ -18,7 +18,7 @@
 typedef struct {
     const xf_simd_kernels *k;
     float *bp, *bias;
-    int threads, few_rows;
+    int threads, dot, few; // dot: W as given, for linear_rows; few: W packed for gemm_few
 } linear_ctx;
 
 void xf_omp_linear_release(void *ctx)
@@ -37,7 +37,7 @@ int xf_omp_linear_prepare(const void *args, void **ctx)
     l->k = xf_simd_widest_kernels();
     l->threads = xf_team_threads();
     if (a->m <= XF_DOT_ROWS) { // a decode step at batch 1: weights copied as they are into huge pages
-        l->few_rows = 1;
+        l->dot = 1;
         if (!(l->bp = xf_alloc_huge((size_t)a->n * a->k * sizeof(float)))) {
             xf_omp_linear_release(l);
             return -1;
@@ -47,13 +47,16 @@ int xf_omp_linear_prepare(const void *args, void **ctx)
         return 0;
     }
     const size_t panels = (size_t)(a->n + l->k->gemm_nr - 1) / l->k->gemm_nr;
-    l->bp = xf_alloc_huge(l->k->packed_b_floats(a->n, a->k) * sizeof(float) + 64); // as the SIMD linear's
+    l->few = l->k->gemm_few_rows && l->k->gemm_few_rows(a->m) && a->k > 0;
+    const size_t floats = l->few ? l->k->packed_few_floats(a->n, a->k) : l->k->packed_b_floats(a->n, a->k);
+    l->bp = xf_alloc_huge(floats * sizeof(float) + 64); // as the SIMD linear's
     if (a->b) l->bias = calloc(panels * l->k->gemm_nr, sizeof(float));
     if (!l->bp || (a->b && !l->bias)) {
         xf_omp_linear_release(l);
         return -1;
     }
-    l->k->pack_b_nk(a->w, a->k, a->n, a->k, l->bp);
+    if (l->few) l->k->pack_few(a->w, a->n, a->k, l->bp);
+    else l->k->pack_b_nk(a->w, a->k, a->n, a->k, l->bp);
     if (a->b) memcpy(l->bias, a->b, (size_t)a->n * sizeof(float));
     *ctx = l;
     return 0;
@@ -65,7 +68,7 @@ void xf_omp_linear_run(const void *args, void *ctx)
     const xf_linear_args *a = args;
     const linear_ctx *l = ctx;
     const xf_simd_kernels *k = l->k;
-    if (l->few_rows) {
+    if (l->dot) {
         // Each thread its share of the output columns (16 at a time):
         // every weight row is read by one thread only, once.
         xf_linear_args in_place = *a;
@@ -75,6 +78,17 @@ void xf_omp_linear_run(const void *args, void *ctx)
             int ja, jz;
             xf_team_columns(a->n, 16, xf_team_thread(), xf_team_size(), &ja, &jz);
             if (ja < jz) k->linear_rows(&in_place, ja, jz);
+        }
+        return;
+    }
+    if (l->few) {
+        // Each thread its share of the panels: every weight panel read once.
+        const int panels = (a->n + k->gemm_few_nr - 1) / k->gemm_few_nr;
+#pragma omp parallel num_threads(l->threads)
+        {
+            int pa, pz;
+            xf_team_share(panels, xf_team_thread(), xf_team_size(), &pa, &pz);
+            if (pa < pz) k->gemm_few(a->m, a->n, a->k, a->x, l->bp, l->bias, a->relu, a->y, pa, pz);
         }
         return;
     }

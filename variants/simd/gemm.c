@@ -69,25 +69,28 @@ static void transpose_8x8(const float *src, size_t ld, float *dst, size_t ldd)
     }
 }
 
-void XF_FN(pack_b_nk)(const float *w, int ldw, int n, int k, float *bp)
+// bp is [panels][k][width], width a multiple of 8.
+static void pack_nk(const float *w, int ldw, int n, int k, float *bp, int width)
 {
-    for (int p = 0; p < panels(n, XF_GEMM_NR); p++) {
-        float *panel = bp + (size_t)p * k * XF_GEMM_NR;
+    for (int p = 0; p < panels(n, width); p++) {
+        float *panel = bp + (size_t)p * k * width;
         int kk = 0;
         // Whole panels by 8 x 8 blocks: element by element, the packing of
         // K cost the fused attention 3-5% of its time at seq 512.
-        if ((p + 1) * XF_GEMM_NR <= n)
+        if ((p + 1) * width <= n)
             for (; kk + 8 <= k; kk += 8)
-                for (int j = 0; j < XF_GEMM_NR; j += 8)
-                    transpose_8x8(w + (size_t)(p * XF_GEMM_NR + j) * ldw + kk, (size_t)ldw,
-                                  panel + (size_t)kk * XF_GEMM_NR + j, XF_GEMM_NR);
+                for (int j = 0; j < width; j += 8)
+                    transpose_8x8(w + (size_t)(p * width + j) * ldw + kk, (size_t)ldw, panel + (size_t)kk * width + j,
+                                  width);
         for (; kk < k; kk++) // the ragged panel, or the last k % 8
-            for (int j = 0; j < XF_GEMM_NR; j++) {
-                const int col = p * XF_GEMM_NR + j;
-                panel[(size_t)kk * XF_GEMM_NR + j] = col < n ? w[(size_t)col * ldw + kk] : 0.0f;
+            for (int j = 0; j < width; j++) {
+                const int col = p * width + j;
+                panel[(size_t)kk * width + j] = col < n ? w[(size_t)col * ldw + kk] : 0.0f;
             }
     }
 }
+
+void XF_FN(pack_b_nk)(const float *w, int ldw, int n, int k, float *bp) { pack_nk(w, ldw, n, k, bp, XF_GEMM_NR); }
 
 // v is (k,n), row stride ldv; bp is [panels][k][NR].
 void XF_FN(pack_b_kn)(const float *v, int ldv, int k, int n, float *bp)
@@ -202,12 +205,54 @@ void XF_FN(gemm)(int m, int n, int k, const float *a, int lda, const float *bp,
         XF_FN(gemm_part)(n, k, a, lda, bp, bias, relu, c, ldc, 0, m, 0, panels(n, XF_GEMM_NR));
 }
 
+#ifdef XF_UK_FEW_COLS
+// Few rows: a GEMM of 5 to XF_GEMM_FEW_MR rows (a decode step at batch 5
+// to 8) with B packed in panels of XF_GEMM_FEW_NR columns, [panel][k][NR],
+// and every row of A against each panel in one micro-kernel call over the
+// whole k, so each weight byte is read once, from DRAM, while the FMAs
+// run, where the 6-row micro-kernel streamed a panel and a ragged one read
+// it again from L2 with DRAM idle. Zen 4, 1 thread, a 128 MiB weight (n
+// 65536, k 512) from DRAM, ms per call, the two paths alternating: at 5
+// rows level (4.55-5.19 against 4.63-4.74: the 5-row ragged kernel read
+// each panel once already), 6 rows 5.48-5.69 -> 5.15-5.24, 7 rows 7.0-8.4
+// -> 5.3-6.1, 8 rows 7.0-8.3 -> 5.7-6.2 (docs/performance.md, "Decoding
+// at batch 2 to 8"). 2 to 4 rows stream at the DRAM roof through the
+// ragged kernels.
+int XF_FN(gemm_few_rows)(int m) { return m >= 5 && m <= XF_GEMM_FEW_MR; }
+
+size_t XF_FN(packed_few_floats)(int n, int k) { return (size_t)panels(n, XF_GEMM_FEW_NR) * k * XF_GEMM_FEW_NR; }
+
+void XF_FN(pack_few)(const float *w, int n, int k, float *bp) { pack_nk(w, k, n, k, bp, XF_GEMM_FEW_NR); }
+
+// c's panels p0..p1 (of XF_GEMM_FEW_NR columns) = a (m,k) times bp (+ bias,
+// padded to whole panels; ReLU); gemm_few_rows(m), k > 0.
+void XF_FN(gemm_few)(int m, int n, int k, const float *a, const float *bp, const float *bias, int relu, float *c,
+                     int p0, int p1)
+{
+    static xf_ukernel_lda_fn *const few[XF_GEMM_FEW_MR + 1] = {
+        [5] = XF_FN(gemm_ukernel_few5), [6] = XF_FN(gemm_ukernel_few6), [7] = XF_FN(gemm_ukernel_few7),
+        [8] = XF_FN(gemm_ukernel_few8)};
+    for (int p = p0; p < p1; p++) {
+        const float *b = bp + (size_t)p * k * XF_GEMM_FEW_NR, *bb = bias ? bias + (size_t)p * XF_GEMM_FEW_NR : NULL;
+        const int cols = n - p * XF_GEMM_FEW_NR < XF_GEMM_FEW_NR ? n - p * XF_GEMM_FEW_NR : XF_GEMM_FEW_NR;
+        if (cols == XF_GEMM_FEW_NR) {
+            few[m](k, a, k, b, c + (size_t)p * XF_GEMM_FEW_NR, n, 1, bb, relu);
+            continue;
+        }
+        float t[XF_GEMM_FEW_MR * XF_GEMM_FEW_NR]; // the ragged last panel through a full-width tile
+        few[m](k, a, k, b, t, XF_GEMM_FEW_NR, 1, bb, relu);
+        for (int i = 0; i < m; i++)
+            memcpy(c + (size_t)i * n + (size_t)p * XF_GEMM_FEW_NR, t + i * XF_GEMM_FEW_NR, (size_t)cols * sizeof(float));
+    }
+}
+#endif
+
 // linear: the weight is packed (and the bias padded to whole panels) once,
 // in prepare; for a decode step's one row it is copied as it is into huge
 // pages (isa/huge.h), where decode.c streams it.
 typedef struct {
     float *bp, *bias;
-    int few_rows;
+    int dot, few; // dot: W as given, for linear_rows; few: W packed for gemm_few
 } linear_ctx;
 
 int XF_FN(linear_prepare)(const void *args, void **ctx)
@@ -216,7 +261,7 @@ int XF_FN(linear_prepare)(const void *args, void **ctx)
     linear_ctx *l = calloc(1, sizeof *l);
     if (!l) return -1;
     if (a->m <= XF_DOT_ROWS) {
-        l->few_rows = 1;
+        l->dot = 1;
         if (!(l->bp = xf_alloc_huge((size_t)a->n * a->k * sizeof(float)))) {
             XF_FN(linear_release)(l);
             return -1;
@@ -225,16 +270,24 @@ int XF_FN(linear_prepare)(const void *args, void **ctx)
         *ctx = l;
         return 0;
     }
-    size_t padded = (size_t)panels(a->n, XF_GEMM_NR) * XF_GEMM_NR;
+    size_t padded = (size_t)panels(a->n, XF_GEMM_NR) * XF_GEMM_NR, floats = XF_FN(packed_b_floats)(a->n, a->k);
+#ifdef XF_UK_FEW_COLS
+    l->few = XF_FN(gemm_few_rows)(a->m) && a->k > 0;
+    if (l->few) floats = XF_FN(packed_few_floats)(a->n, a->k);
+#endif
     // in huge pages: a GEMM of few rows (a decode step at batch 2 to 8)
     // streams the packed weight from DRAM once per call
-    l->bp = xf_alloc_huge(XF_FN(packed_b_floats)(a->n, a->k) * sizeof(float) + 64);
+    l->bp = xf_alloc_huge(floats * sizeof(float) + 64);
     if (a->b) l->bias = calloc(padded, sizeof(float));
     if (!l->bp || (a->b && !l->bias)) {
         XF_FN(linear_release)(l);
         return -1;
     }
-    XF_FN(pack_b_nk)(a->w, a->k, a->n, a->k, l->bp);
+#ifdef XF_UK_FEW_COLS
+    if (l->few) XF_FN(pack_few)(a->w, a->n, a->k, l->bp);
+    else
+#endif
+        XF_FN(pack_b_nk)(a->w, a->k, a->n, a->k, l->bp);
     if (a->b) memcpy(l->bias, a->b, (size_t)a->n * sizeof(float));
     *ctx = l;
     return 0;
@@ -245,11 +298,15 @@ void XF_FN(linear_run)(const void *args, void *ctx)
 {
     const xf_linear_args *a = args;
     linear_ctx *l = ctx;
-    if (l->few_rows) {
+    if (l->dot) {
         xf_linear_args in_place = *a;
         in_place.w = l->bp;
         XF_FN(linear_rows)(&in_place, 0, a->n);
     }
+#ifdef XF_UK_FEW_COLS
+    else if (l->few)
+        XF_FN(gemm_few)(a->m, a->n, a->k, a->x, l->bp, l->bias, a->relu, a->y, 0, panels(a->n, XF_GEMM_FEW_NR));
+#endif
     else XF_FN(gemm)(a->m, a->n, a->k, a->x, a->k, l->bp, l->bias, a->relu, a->y, a->n);
 }
 

@@ -101,6 +101,15 @@ typedef struct {
 #define XF_SIMD_FIELD_(ret, name, params) ret(*name) params;
     XF_SIMD_PIECES(XF_SIMD_FIELD_)
 #undef XF_SIMD_FIELD_
+    // The few-row GEMM (gemm.c, "Few rows"): whether m rows take it, B
+    // packed in panels of gemm_few_nr columns, C's panels p0..p1. NULL
+    // where vec.h has no few-row tile (avx2).
+    int (*gemm_few_rows)(int m);
+    int gemm_few_nr;
+    size_t (*packed_few_floats)(int n, int k);
+    void (*pack_few)(const float *w, int n, int k, float *bp);
+    void (*gemm_few)(int m, int n, int k, const float *a, const float *bp, const float *bias, int relu, float *c,
+                     int p0, int p1);
 } xf_simd_kernels;
 
 extern const xf_simd_kernels xf_avx2_kernels;

@@ -8,7 +8,14 @@
 //
 // The accumulators are named variables, not an array: gcc keeps an
 // accumulator array in memory and stores it back every k step.
-// XF_UK_ROWS(X), if defined, lists fewer rows (the GEMM's ragged panel).
+// XF_UK_ROWS(X), if defined, lists the rows (fewer for the GEMM's ragged
+// panel, 5 to 8 for the few-row tile); XF_UK_B_STEP, if defined, is B's
+// row stride (a panel's width; XF_GEMM_NR if not).
+#ifdef XF_UK_B_STEP
+#define B_STEP XF_UK_B_STEP
+#else
+#define B_STEP XF_GEMM_NR
+#endif
 #ifdef XF_UK_ROWS
 #define ROWS XF_UK_ROWS
 #else
@@ -44,7 +51,7 @@
     ROWS(DECLARE)                                                                            \
     XF_UK_COLS(BIAS_, _)                                                                     \
     ROWS(INIT)                                                                               \
-    for (int k = 0; k < kc; k++, a += XF_UK_A_STEP, b += XF_GEMM_NR) {                       \
+    for (int k = 0; k < kc; k++, a += XF_UK_A_STEP, b += B_STEP) {                           \
         XF_UK_COLS(B_ROW_, _)                                                                \
         ROWS(STEP)                                                                           \
         XF_UK_PREFETCH(k);                                                                   \
@@ -89,3 +96,4 @@ void XF_UK_NAME(int kc, const float *a, XF_UK_LDA_ARG const float *b, float *c, 
 #undef BIAS_
 #undef B_ROW_
 #undef TILE
+#undef B_STEP

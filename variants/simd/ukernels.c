@@ -6,12 +6,13 @@
 // prefetches the rows at pf, the next panel), and the same with 1 to MR - 1
 // rows (ragged last panels, read in place too); and MR rows of run-time
 // stride against several consecutive B panels in one call (the fused
-// attention's scores).
+// attention's scores); and, where vec.h has a few-row tile, 5 to 8 rows
+// against a narrower panel (a decode step's GEMM).
 #include "simd.h"
 
 _Static_assert(XF_GEMM_MR == 6, "the ragged-panel kernels below list rows 1..5");
 
-// Every kernel but the ragged-panel ones, every step: B's row 12 steps
+// Every kernel but the ragged-panel and few-row ones, every step: B's row 12 steps
 // ahead (one prefetch a 64-byte line). B streams from L2 at NR floats a step (the GEMM's B block, the
 // fused attention's K and V tiles), and on a Xeon (Sapphire Rapids class,
 // KVM, 1 thread) the hardware prefetchers left the micro-kernel waiting on
@@ -96,3 +97,46 @@ _Static_assert(XF_GEMM_MR == 6, "the ragged-panel kernels below list rows 1..5")
 #define XF_UK_PANELS
 #define XF_UK_NAME XF_FN(gemm_ukernel_panels)
 #include "ukernel_body.h"
+#undef XF_UK_PANELS
+#undef XF_UK_NAME
+#undef XF_UK_PREFETCH
+#undef XF_UK_LDA_ARG
+
+#ifdef XF_UK_FEW_COLS
+// The few-row kernels (gemm.c, "Few rows"): 5 to XF_GEMM_FEW_MR rows of A
+// read in place against one panel of XF_GEMM_FEW_NR columns over the whole
+// k. B streams from DRAM once, with no software prefetch: Zen 4, 1 thread,
+// a 128 MiB weight, 8 rows, B's row prefetched 24 steps ahead (3 KiB)
+// 6.21-6.74 ms against 5.65-6.22 without (7 rows: 6.22-7.47 against
+// 5.26-6.10; 8 or 64 steps ahead were slower than 24).
+#define XF_UK_B_STEP XF_GEMM_FEW_NR
+#define XF_UK_PREFETCH(k)
+#define XF_UK_LDA_ARG long lda,
+#pragma push_macro("XF_UK_COLS")
+#undef XF_UK_COLS
+#define XF_UK_COLS XF_UK_FEW_COLS
+_Static_assert(XF_GEMM_FEW_MR == 8, "the few-row kernels below list rows 5..8");
+
+#define XF_UK_NAME XF_FN(gemm_ukernel_few5)
+#define XF_UK_ROWS(X) X(0) X(1) X(2) X(3) X(4)
+#include "ukernel_body.h"
+#undef XF_UK_NAME
+#undef XF_UK_ROWS
+
+#define XF_UK_NAME XF_FN(gemm_ukernel_few6)
+#define XF_UK_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
+#include "ukernel_body.h"
+#undef XF_UK_NAME
+#undef XF_UK_ROWS
+
+#define XF_UK_NAME XF_FN(gemm_ukernel_few7)
+#define XF_UK_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6)
+#include "ukernel_body.h"
+#undef XF_UK_NAME
+#undef XF_UK_ROWS
+
+#define XF_UK_NAME XF_FN(gemm_ukernel_few8)
+#define XF_UK_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+#include "ukernel_body.h"
+#pragma pop_macro("XF_UK_COLS")
+#endif
