@@ -45,7 +45,7 @@ enum { XV_W = 16 };
 enum { XF_GEMM_MR = 6, XF_GEMM_NR = 64 };
 // The vectors across a micro-tile row (variants/simd/ukernel_body.h).
 #define XF_UK_COLS(X, i) X(i, 0) X(i, 1) X(i, 2) X(i, 3)
-// The few-row micro-tile (gemm.c, "few rows"): up to 8 rows x 32 columns,
+// The few-row micro-tile (gemm.c, "Few rows"): up to 8 rows x 32 columns,
 // 16 accumulators, 2 B loads and 8 broadcasts a k step, so a decode step
 // of 5 to 8 rows reads each weight panel once.
 enum { XF_GEMM_FEW_MR = 8, XF_GEMM_FEW_NR = 32 };

@@ -59,10 +59,10 @@ enum { XF_DOT_ROWS = 1 };
 // - The embed variant's prepare (the PE table), its table (seq,d), release.
 // - Fused attention by query blocks of flash_br() rows (flash.c).
 // - Decode-step kernels (decode.c): linear_rows, columns j0..j1 of a
-//   linear of XF_DOT_ROWS rows; attend_heads, one query row of every head over keys
-//   j0..j1 as a flash-decoding partial (unnormalised outputs (heads,dk),
-//   their maxima m and sums l); attend_finish, the row's output from a
-//   merged partial.
+//   linear of XF_DOT_ROWS rows; attend_heads, one query row of every head
+//   over keys j0..j1 as a flash-decoding partial (unnormalised outputs
+//   (heads,dk), their maxima m and sums l); attend_finish, the row's output
+//   from a merged partial.
 #define XF_SIMD_PIECES(X)                                                                                     \
     X(size_t, packed_b_floats, (int n, int k))                                                                 \
     X(void, pack_b_nk, (const float *w, int ldw, int n, int k, float *bp))                                     \

@@ -12,8 +12,8 @@
 
 _Static_assert(XF_GEMM_MR == 6, "the ragged-panel kernels below list rows 1..5");
 
-// Every kernel but the ragged-panel and few-row ones, every step: B's row 12 steps
-// ahead (one prefetch a 64-byte line). B streams from L2 at NR floats a step (the GEMM's B block, the
+// Every kernel but the ragged-panel and few-row ones, every step: B's row
+// 12 steps ahead (one prefetch a 64-byte line). B streams from L2 at NR floats a step (the GEMM's B block, the
 // fused attention's K and V tiles), and on a Xeon (Sapphire Rapids class,
 // KVM, 1 thread) the hardware prefetchers left the micro-kernel waiting on
 // it. Fraction of the FMA loop, in-process: the avx512 GEMM at QKV / FFN1 /
