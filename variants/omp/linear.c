@@ -2,7 +2,8 @@
 // slices, row blocks, L2-sized column blocks of B, the micro-kernel) over
 // its own share of the work, split along the dimension with more units:
 // the rows of A in whole MR-row panels at every Transformer shape (M =
-// batch x seq), the B panels (64 or 16 columns) when M is a few rows. A
+// batch x seq), the B panels (64 or 16 columns) when M is a few rows (of
+// 32 columns for avx512's few-row tile at 5 to 8 rows). A
 // thread so writes its own part of C and never waits for another inside
 // a run. Rows rather than panels, 2 threads, seq 2048, ten interleaved
 // rounds against oneDNN (median ratio): QKV 0.99 -> 1.01, FFN1 0.985 ->

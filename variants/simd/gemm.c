@@ -241,8 +241,8 @@ void XF_FN(gemm_few)(int m, int n, int k, const float *a, const float *bp, const
         }
         float t[XF_GEMM_FEW_MR * XF_GEMM_FEW_NR]; // the ragged last panel through a full-width tile
         few[m](k, a, k, b, t, XF_GEMM_FEW_NR, 1, bb, relu);
-        for (int i = 0; i < m; i++)
-            memcpy(c + (size_t)i * n + (size_t)p * XF_GEMM_FEW_NR, t + i * XF_GEMM_FEW_NR, (size_t)cols * sizeof(float));
+        float *cp = c + (size_t)p * XF_GEMM_FEW_NR;
+        for (int i = 0; i < m; i++) memcpy(cp + (size_t)i * n, t + i * XF_GEMM_FEW_NR, (size_t)cols * sizeof(float));
     }
 }
 #endif
