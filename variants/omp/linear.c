@@ -48,16 +48,14 @@ int xf_omp_linear_prepare(const void *args, void **ctx)
         return 0;
     }
     const size_t panels = (size_t)(a->n + l->k->gemm_nr - 1) / l->k->gemm_nr;
-    l->few = l->k->gemm_few_rows && l->k->gemm_few_rows(a->m) && a->k > 0;
-    const size_t floats = l->few ? l->k->packed_few_floats(a->n, a->k) : l->k->packed_b_floats(a->n, a->k);
-    l->bp = xf_alloc_huge(floats * sizeof(float) + 64); // as the SIMD linear's
+    l->few = l->k->gemm_few_rows(a->m, a->k);
+    l->bp = xf_alloc_huge(l->k->linear_packed_floats(a->m, a->n, a->k) * sizeof(float) + 64); // as the SIMD linear's
     if (a->b) l->bias = calloc(panels * l->k->gemm_nr, sizeof(float));
     if (!l->bp || (a->b && !l->bias)) {
         xf_omp_linear_release(l);
         return -1;
     }
-    if (l->few) l->k->pack_few(a->w, a->n, a->k, l->bp);
-    else l->k->pack_b_nk(a->w, a->k, a->n, a->k, l->bp);
+    l->k->linear_pack(a->m, a->w, a->n, a->k, l->bp);
     if (a->b) memcpy(l->bias, a->b, (size_t)a->n * sizeof(float));
     *ctx = l;
     return 0;

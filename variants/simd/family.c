@@ -25,8 +25,6 @@ const xf_family XF_FAMILY_VAR = {.name = XF_FAMILY_NAME, .cflags = XF_FAMILY_CFL
 const xf_simd_kernels XF_FN(kernels) = {.family = XF_FAMILY_NAME, .isa = XF_FAMILY_ISA, .gemm_nr = XF_GEMM_NR,
                                         .gemm_mr = XF_GEMM_MR, XF_SIMD_PIECES(XF_SIMD_INIT_)
 #ifdef XF_UK_FEW_COLS
-                                        .gemm_few_rows = XF_FN(gemm_few_rows), .gemm_few_nr = XF_GEMM_FEW_NR,
-                                        .packed_few_floats = XF_FN(packed_few_floats), .pack_few = XF_FN(pack_few),
-                                        .gemm_few = XF_FN(gemm_few)
+                                        .gemm_few_nr = XF_GEMM_FEW_NR, .gemm_few = XF_FN(gemm_few)
 #endif
 };

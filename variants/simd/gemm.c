@@ -205,7 +205,6 @@ void XF_FN(gemm)(int m, int n, int k, const float *a, int lda, const float *bp,
         XF_FN(gemm_part)(n, k, a, lda, bp, bias, relu, c, ldc, 0, m, 0, panels(n, XF_GEMM_NR));
 }
 
-#ifdef XF_UK_FEW_COLS
 // Few rows: a GEMM of 5 to XF_GEMM_FEW_MR rows (a decode step at batch 5
 // to 8) with B packed in panels of XF_GEMM_FEW_NR columns, [panel][k][NR],
 // and every row of A against each panel in one micro-kernel call over the
@@ -217,15 +216,40 @@ void XF_FN(gemm)(int m, int n, int k, const float *a, int lda, const float *bp,
 // each panel once already), 6 rows 5.48-5.69 -> 5.15-5.24, 7 rows 7.0-8.4
 // -> 5.3-6.1, 8 rows 7.0-8.3 -> 5.7-6.2 (docs/performance.md, "Decoding
 // at batch 2 to 8"). 2 to 4 rows stream at the DRAM roof through the
-// ragged kernels.
-int XF_FN(gemm_few_rows)(int m) { return m >= 5 && m <= XF_GEMM_FEW_MR; }
+// ragged kernels. Where vec.h has no few-row tile (avx2), no call takes it.
+int XF_FN(gemm_few_rows)(int m, int k)
+{
+#ifdef XF_UK_FEW_COLS
+    return k > 0 && m >= 5 && m <= XF_GEMM_FEW_MR;
+#else
+    (void)m, (void)k;
+    return 0;
+#endif
+}
 
-size_t XF_FN(packed_few_floats)(int n, int k) { return (size_t)panels(n, XF_GEMM_FEW_NR) * k * XF_GEMM_FEW_NR; }
+// The panel width of a linear's packed weight: the few-row tile's, or the
+// GEMM's.
+static int linear_width(int m, int k)
+{
+#ifdef XF_UK_FEW_COLS
+    if (XF_FN(gemm_few_rows)(m, k)) return XF_GEMM_FEW_NR;
+#else
+    (void)m, (void)k;
+#endif
+    return XF_GEMM_NR;
+}
 
-void XF_FN(pack_few)(const float *w, int n, int k, float *bp) { pack_nk(w, k, n, k, bp, XF_GEMM_FEW_NR); }
+size_t XF_FN(linear_packed_floats)(int m, int n, int k)
+{
+    const int width = linear_width(m, k);
+    return (size_t)panels(n, width) * k * width;
+}
 
+void XF_FN(linear_pack)(int m, const float *w, int n, int k, float *bp) { pack_nk(w, k, n, k, bp, linear_width(m, k)); }
+
+#ifdef XF_UK_FEW_COLS
 // c's panels p0..p1 (of XF_GEMM_FEW_NR columns) = a (m,k) times bp (+ bias,
-// padded to whole panels; ReLU); gemm_few_rows(m), k > 0.
+// padded to whole panels; ReLU); gemm_few_rows(m, k).
 void XF_FN(gemm_few)(int m, int n, int k, const float *a, const float *bp, const float *bias, int relu, float *c,
                      int p0, int p1)
 {
@@ -270,24 +294,17 @@ int XF_FN(linear_prepare)(const void *args, void **ctx)
         *ctx = l;
         return 0;
     }
-    size_t padded = (size_t)panels(a->n, XF_GEMM_NR) * XF_GEMM_NR, floats = XF_FN(packed_b_floats)(a->n, a->k);
-#ifdef XF_UK_FEW_COLS
-    l->few = XF_FN(gemm_few_rows)(a->m) && a->k > 0;
-    if (l->few) floats = XF_FN(packed_few_floats)(a->n, a->k);
-#endif
+    size_t padded = (size_t)panels(a->n, XF_GEMM_NR) * XF_GEMM_NR;
+    l->few = XF_FN(gemm_few_rows)(a->m, a->k);
     // in huge pages: a GEMM of few rows (a decode step at batch 2 to 8)
     // streams the packed weight from DRAM once per call
-    l->bp = xf_alloc_huge(floats * sizeof(float) + 64);
+    l->bp = xf_alloc_huge(XF_FN(linear_packed_floats)(a->m, a->n, a->k) * sizeof(float) + 64);
     if (a->b) l->bias = calloc(padded, sizeof(float));
     if (!l->bp || (a->b && !l->bias)) {
         XF_FN(linear_release)(l);
         return -1;
     }
-#ifdef XF_UK_FEW_COLS
-    if (l->few) XF_FN(pack_few)(a->w, a->n, a->k, l->bp);
-    else
-#endif
-        XF_FN(pack_b_nk)(a->w, a->k, a->n, a->k, l->bp);
+    XF_FN(linear_pack)(a->m, a->w, a->n, a->k, l->bp);
     if (a->b) memcpy(l->bias, a->b, (size_t)a->n * sizeof(float));
     *ctx = l;
     return 0;

@@ -50,7 +50,10 @@ enum { XF_DOT_ROWS = 1 };
 // - GEMM (gemm.c): B packed [panel][k][NR]; c is (m,n). gemm_part works
 //   on a part of C for a thread team to share out: rows r0..r1 (r0 a
 //   multiple of gemm_mr, the rows of an A panel) and B panels p0..p1, for
-//   k > 0; gemm_k0 is the k = 0 case (C is the bias, or 0).
+//   k > 0; gemm_k0 is the k = 0 case (C is the bias, or 0). A linear's
+//   weight of m rows: gemm_few_rows says whether the call runs gemm_few
+//   (below), linear_packed_floats and linear_pack size and pack it for
+//   whichever runs.
 // - Row ranges, softmax's and add_layernorm's with a scratch row each
 //   (seq_k or d floats), rmsnorm's and embed's (token rows); stream:
 //   write the output by streaming stores (decided from the whole call);
@@ -66,6 +69,9 @@ enum { XF_DOT_ROWS = 1 };
 #define XF_SIMD_PIECES(X)                                                                                     \
     X(size_t, packed_b_floats, (int n, int k))                                                                 \
     X(void, pack_b_nk, (const float *w, int ldw, int n, int k, float *bp))                                     \
+    X(int, gemm_few_rows, (int m, int k))                                                                      \
+    X(size_t, linear_packed_floats, (int m, int n, int k))                                                     \
+    X(void, linear_pack, (int m, const float *w, int n, int k, float *bp))                                     \
     X(void, gemm_part,                                                                                         \
       (int n, int k, const float *a, int lda, const float *bp, const float *bias, int relu, float *c, int ldc, \
        int r0, int r1, int p0, int p1))                                                                        \
@@ -101,13 +107,10 @@ typedef struct {
 #define XF_SIMD_FIELD_(ret, name, params) ret(*name) params;
     XF_SIMD_PIECES(XF_SIMD_FIELD_)
 #undef XF_SIMD_FIELD_
-    // The few-row GEMM (gemm.c, "Few rows"): whether m rows take it, B
-    // packed in panels of gemm_few_nr columns, C's panels p0..p1. NULL
-    // where vec.h has no few-row tile (avx2).
-    int (*gemm_few_rows)(int m);
+    // The few-row GEMM (gemm.c, "Few rows"), C's panels p0..p1 of
+    // gemm_few_nr columns, for the calls gemm_few_rows takes. NULL where
+    // vec.h has no few-row tile (avx2, whose gemm_few_rows takes none).
     int gemm_few_nr;
-    size_t (*packed_few_floats)(int n, int k);
-    void (*pack_few)(const float *w, int n, int k, float *bp);
     void (*gemm_few)(int m, int n, int k, const float *a, const float *bp, const float *bias, int relu, float *c,
                      int p0, int p1);
 } xf_simd_kernels;

@@ -33,9 +33,6 @@ xf_ukernel_lda_fn XF_FN(gemm_ukernel_lda1), XF_FN(gemm_ukernel_lda2), XF_FN(gemm
     XF_FN(gemm_ukernel_lda4), XF_FN(gemm_ukernel_lda5);
 #ifdef XF_UK_FEW_COLS
 // The few-row GEMM (gemm.c) and its micro-kernels of 5 to 8 rows.
-int XF_FN(gemm_few_rows)(int m);
-size_t XF_FN(packed_few_floats)(int n, int k);
-void XF_FN(pack_few)(const float *w, int n, int k, float *bp);
 void XF_FN(gemm_few)(int m, int n, int k, const float *a, const float *bp, const float *bias, int relu, float *c,
                      int p0, int p1);
 xf_ukernel_lda_fn XF_FN(gemm_ukernel_few5), XF_FN(gemm_ukernel_few6), XF_FN(gemm_ukernel_few7),
