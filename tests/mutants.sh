@@ -41,6 +41,12 @@ pair mutant-bf16-accumulator "error" --stage linear --batch 1 --seq 3 --n 5 --k 
 pair mutant-bf16-softmax-truncated "error" --stage softmax --batch 2 --heads 2 --dk 8 --seq 33 --dtype bf16
 pair mutant-bf16-add-layernorm-truncated "error" --stage add_layernorm --batch 2 --heads 8 --dk 8 --seq 5 --dtype bf16
 pair mutant-bf16-embed-truncated "error" --stage embed --batch 2 --heads 2 --dk 16 --seq 9 --dtype bf16
+# Where AVX2 runs: the halves of each pair exchanged in avx2bf16's few-row
+# panels, at 1 row and at 8 (two passes), n ragged.
+if "$bin" list | grep -q "^linear *mutant-bf16-pair-halves-swapped *ok"; then
+    pair mutant-bf16-pair-halves-swapped "error" --stage linear --batch 1 --seq 1 --n 33 --k 64 --dtype bf16
+    pair mutant-bf16-pair-halves-swapped "error" --stage linear --batch 1 --seq 8 --n 33 --k 64 --dtype bf16
+fi
 # Where AVX512_BF16 runs: a pair of k dropped from avx512bf16's panels, a
 # pair of dk from its attention's packed keys.
 if "$bin" list | grep -q "^linear *mutant-bf16-dropped-pair *ok"; then

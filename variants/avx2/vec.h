@@ -29,6 +29,10 @@ enum { XF_GEMM_MR = 6, XF_GEMM_NR = 16 };
 // accumulators, all 16 registers, and 8 x 8 (one B load, 8 broadcasts, 8
 // FMAs a k step) streamed a 128 MiB weight at 8 rows slower than the 6 +
 // 2-row kernels (Zen 4, 1 thread: 9.8-10.3 against 8.8-8.9 ms).
+// bf16fma's few-row tile (variants/bf16fma/linear.c): up to 6 rows x 16
+// columns widened from bf16 pairs, 12 accumulators, the pair vector and
+// its two halves (the mask from memory) and the broadcast: 16 registers.
+#define XF_BF16_TILE_MAX 6 // a macro: bf16fma/linear.c builds its tiles up to it
 
 static inline xv xv_load(const float *p) { return _mm256_loadu_ps(p); }
 // A vector of a stream that comes from DRAM once (avx512's vec.h says why it differs there).
@@ -92,6 +96,18 @@ static inline xv xv_load_bf16(const uint16_t *p)
 {
     const __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p));
     return _mm256_castsi256_ps(_mm256_slli_epi32(w, 16));
+}
+// A vector of 2 XV_W bf16 read as XV_W pairs (bf16fma's few-row panels
+// put columns j and j + XV_W side by side): the first of each pair
+// widened by a shift, the second by a mask. Two instructions for 2 XV_W
+// weights, none crossing lanes, where xv_load_bf16 takes a widening
+// shuffle and a shift for XV_W.
+static inline xv xv_bf16_pairs_lo(xv v) { return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(v), 16)); }
+// The second by two shifts, not a mask: a mask would take a register, and
+// the 6-row tile needs all 16 (gcc spilled two accumulators).
+static inline xv xv_bf16_pairs_hi(xv v)
+{
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_srli_epi32(_mm256_castps_si256(v), 16), 16));
 }
 static inline void xv_store_bf16(uint16_t *p, xv v)
 {

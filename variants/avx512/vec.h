@@ -50,6 +50,9 @@ enum { XF_GEMM_MR = 6, XF_GEMM_NR = 64 };
 // of 5 to 8 rows reads each weight panel once.
 enum { XF_GEMM_FEW_MR = 8, XF_GEMM_FEW_NR = 32 };
 #define XF_UK_FEW_COLS(X, i) X(i, 0) X(i, 1)
+// bf16fma's few-row tile (variants/bf16fma/linear.c): up to 8 rows x 32
+// columns widened from bf16 pairs, the fp32 few-row tile's shape.
+#define XF_BF16_TILE_MAX 8 // a macro: bf16fma/linear.c builds its tiles up to it
 
 static inline xv xv_load(const float *p) { return _mm512_loadu_ps(p); }
 // A vector of a stream that comes from DRAM once (decode.c's weight rows),
@@ -100,6 +103,16 @@ static inline xv xv_load_bf16(const uint16_t *p)
 {
     const __m512i w = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)p));
     return _mm512_castsi512_ps(_mm512_slli_epi32(w, 16));
+}
+// A vector of 2 XV_W bf16 read as XV_W pairs (bf16fma's few-row panels
+// put columns j and j + XV_W side by side): the first of each pair
+// widened by a shift, the second by a mask. Two instructions for 2 XV_W
+// weights, none crossing lanes, where xv_load_bf16 takes a widening
+// shuffle and a shift for XV_W.
+static inline xv xv_bf16_pairs_lo(xv v) { return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_castps_si512(v), 16)); }
+static inline xv xv_bf16_pairs_hi(xv v)
+{
+    return _mm512_and_ps(v, _mm512_castsi512_ps(_mm512_set1_epi32((int)0xFFFF0000u)));
 }
 static inline void xv_store_bf16(uint16_t *p, xv v)
 {

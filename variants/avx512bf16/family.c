@@ -9,11 +9,11 @@ const char *XF_DOT_FN(unavailable)(void) { return xf_isa_unavailable(XF_DOT_ISA)
 static const xf_variant variants[] = {
     {.stage = XF_LINEAR, .family = XF_DOT_NAME, .name = XF_DOT_NAME, .dtype = XF_BF16,
      .summary = "bf16 x, W, y; W packed in prepare with pairs of k interleaved; 6x64 zmm vdpbf16ps micro-kernel; "
-                "<= 4 rows: W streamed",
+                "<= 2 rows: W streamed",
      .unavailable = XF_DOT_FN(unavailable), .prepare = XF_DOT_FN(linear_prepare),
      .run = XF_DOT_FN(linear_run), .release = XF_DOT_FN(linear_release)},
     {.stage = XF_LM_HEAD, .family = XF_DOT_NAME, .name = XF_DOT_NAME, .dtype = XF_BF16,
-     .summary = "the vdpbf16ps linear with the table as weight (packed; <= 4 rows: streamed)",
+     .summary = "the vdpbf16ps linear with the table as weight (packed; <= 2 rows: streamed)",
      .unavailable = XF_DOT_FN(unavailable), .prepare = XF_DOT_FN(lm_head_prepare),
      .run = XF_DOT_FN(lm_head_run), .release = XF_DOT_FN(lm_head_release)},
     {.stage = XF_ATTENTION, .family = XF_DOT_NAME, .name = XF_DOT_NAME, .dtype = XF_BF16,

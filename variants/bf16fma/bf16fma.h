@@ -31,6 +31,9 @@
     void XF_BF_FN(stage##_release)(void *ctx);
 XF_BF16_STAGES(XF_BF16_DECLARE_)
 #undef XF_BF16_DECLARE_
+// The linear with the halves of each pair exchanged in its few-row panels
+// (columns j and j + XV_W of a panel): variants/mutant's, which must fail.
+int XF_BF_FN(linear_prepare_pairs_swapped)(const void *args, void **ctx);
 
 // dst (rows,n) fp32, row stride ldd = src (rows,n) bf16, row stride lds.
 static inline void xf_bf16_widen_rows(const xf_bf16 *src, size_t lds, int rows, int n, float *dst, size_t ldd)

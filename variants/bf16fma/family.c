@@ -17,7 +17,8 @@ static const xf_variant variants[] = {
     ENTRY_(XF_EMBED, embed, 1.0, "bf16 table row widened, scaled, added to " XF_FAMILY_NAME
                                  "'s PE table (built in prepare), rounded")
     ENTRY_(XF_LINEAR, linear, 0.0, "bf16 x, W, y; x widened per call, W per L2 block of panels, " XF_FAMILY_NAME
-                                   "'s " XF_GEMM_DESC " GEMM in fp32, rounded; <= 4 rows: W streamed")
+                                   "'s " XF_GEMM_DESC " GEMM in fp32, rounded; <= 8 rows: bf16 pair panels "
+                                   "widened in registers")
     ENTRY_(XF_ADD_LAYERNORM, add_layernorm, 1.0,
            "bf16 x, r, y; x + r widened into an L1 row, two-pass mean/variance in fp32, rounded on the store")
     ENTRY_(XF_SOFTMAX, softmax, XF_SIMD_EXP_ULP,
@@ -25,7 +26,7 @@ static const xf_variant variants[] = {
     ENTRY_(XF_ATTENTION, attention, XF_SIMD_EXP_ULP,
            "per head widened to fp32 for " XF_FAMILY_NAME "'s fused attention, output rounded; <= 4 query rows: "
            "bf16 K/V read in place")
-    ENTRY_(XF_LM_HEAD, lm_head, 0.0, "the bf16 linear with the table as weight (packed; <= 4 rows: streamed)")
+    ENTRY_(XF_LM_HEAD, lm_head, 0.0, "the bf16 linear with the table as weight (packed; <= 8 rows: pair panels)")
     XF_VARIANTS_END};
 
 const xf_family XF_BF_VAR = {.name = XF_BF16_NAME, .cflags = XF_FAMILY_CFLAGS, .variants = variants,

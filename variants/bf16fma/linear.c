@@ -12,32 +12,40 @@
 //   instructions per B vector beside the FMAs, on the ports the FMAs use
 //   on Intel) widened each weight once per row panel, 86 times at m 512
 //   (docs/performance.md, bf16).
-// - At most FEW rows (a decode step): W streamed in its own layout, row by
-//   row, each weight row widened and dotted with every x row (widened once
-//   per call), as the fp32 families' linear_rows (variants/simd/decode.c):
-//   half the bytes fp32 weights would be, with a software prefetch ahead
-//   in the stream (PF).
+// - At most FEW rows (a decode step): W packed in prepare into pair
+//   panels of 2 XV_W columns, [panel][k][XV_W pairs], columns j and
+//   j + XV_W of a panel side by side in bf16. A call widens x once, and a
+//   tile of up to TILE rows runs each panel over the whole k: per k step
+//   one vector load of 2 XV_W weights, widened in registers by a shift and
+//   a mask (xv_bf16_pairs_lo, _hi), and 2 FMAs a row against broadcast x.
+//   Each weight is read from memory once and widened once per TILE rows,
+//   where the GEMM path widened W into an L2 block (written and read
+//   again) and the row path it replaces (each weight row dotted with every
+//   x row) loaded x beside every weight vector and widened 16 bf16 with a
+//   shuffle. Zen 4, 1 thread, a 64 MiB bf16 weight (docs/performance.md,
+//   "Decoding in bf16 at batch 1 to 8"): avx512bf16w at 1 / 4 / 8 rows
+//   3.0-3.2 / 5.0-5.9 / 10.9-11.4 ms -> 1.9-2.2 / 2.9-3.0 / 5.3-5.4.
 #include <stdlib.h>
-#include <string.h>
 
 #include "../isa/blocking.h"
 #include "../isa/huge.h"
 #include "bf16fma.h"
 
-enum { FEW = XF_FEW_ROWS, U = 4 };
-// Few rows: how far ahead in the weight stream each 64-byte line is asked
-// for, in bf16 (512: 1 KiB, 16 lines). A bf16 line carries twice the
-// elements of an fp32 one, so twice the instructions (widening included):
-// the out-of-order window then reaches fewer lines ahead than the fp32
-// kernel's, and the prefetch makes up for it. Measured on Zen 3 (avx2bf16),
-// generate at batch 1 (three interleaved rounds): none 179 tokens/s, 512:
-// 190, 1024: 191, 2048: 159 (too far: evicted before use). The fp32 row
-// kernel lost 12-17% with the same prefetch (variants/simd/decode.c has
-// none).
-enum { PF = 512 };
+// Up to FEW rows the pair tile, TILE rows a pass: PW columns a panel.
+enum { FEW = 8, PW = 2 * XV_W, TILE = XF_BF16_TILE_MAX };
+_Static_assert(XF_GEMM_NR % PW == 0, "the bias, padded to whole GEMM panels, covers whole pair panels");
+// How far ahead in a pair panel (bytes) a tile of 2 rows or more asks for
+// each 64-byte line of W. Zen 4, 1 thread, 64 MiB of bf16 weights, k 512,
+// none / 2 KiB / 4 KiB ahead, ms: avx512bf16w at 2 rows 2.47-2.96 /
+// 2.51-2.69 / 2.28-2.51, 4 rows 3.60-3.92 / 3.04 / 2.89-2.99, 8 rows
+// 5.85-5.91 / 5.25-5.53 / 5.27-5.42; avx2bf16 at 4 rows 4.06-4.16 /
+// 3.27-3.34 / 3.09-3.13, 8 rows 9.41-9.44 / 6.57-6.91 / 6.46-8.18. At one
+// row (two FMAs a line) the hardware's prefetch keeps up and the
+// instruction only cost: 2.15-2.19 ms without, 2.08-2.57 with.
+enum { AHEAD = 4096 };
 
 typedef struct {
-    xf_bf16 *bp;   // W packed [panel][k][NR], zero past n; few rows: W as given, (n,k)
+    xf_bf16 *bp;   // W packed [panel][k][NR], zero past n; few rows: in pair panels
     float *bias;   // b widened (zero without b), zero past n (whole panels)
     float *xf;     // x widened, (m,k); few rows: (FEW,k)
     float *wblock; // a column block of W widened, [nb][k][NR]
@@ -45,43 +53,86 @@ typedef struct {
     int panels, nb, c_rows, few;
 } linear_ctx;
 
-// y[r][j] for the M rows r of x (xf, widened; M <= FEW, a constant where
-// it is called, so the M x U accumulators stay in registers) and one weight
-// row w (bf16): U independent accumulators per x row cover the FMA latency.
-static inline __attribute__((always_inline)) void dot_rows(const int M, const xf_linear_args *a, const float *xf,
-                                                           const xf_bf16 *w, float bias, int j)
+// Row r of the pair tile (lo: columns col0.., hi: col0 + XV_W..) plus the
+// bias, ReLU'd if relu, rounded into y's row yr (up to n).
+static void pair_store(const xf_linear_args *a, xv lo, xv hi, const float *bias, int col0, xf_bf16 *yr)
 {
-    const int k = a->k;
-    xv acc[FEW][U];
-    for (int r = 0; r < M; r++)
-        for (int u = 0; u < U; u++) acc[r][u] = xv_zero();
-    int p = 0;
-    for (; p + XV_W * U <= k; p += XV_W * U)
-        for (int u = 0; u < U; u++) {
-            if (u * XV_W % 32 == 0) _mm_prefetch((const char *)(w + p + u * XV_W + PF), _MM_HINT_T0);
-            const xv wv = xv_load_bf16(w + p + XV_W * u);
-            for (int r = 0; r < M; r++) acc[r][u] = xv_fma(wv, xv_load(xf + (size_t)r * k + p + XV_W * u), acc[r][u]);
-        }
-    for (int r = 0; r < M; r++) {
-        float tail = 0.0f; // the last k % (U XV_W) terms
-        for (int q = p; q < k; q++) tail += xf_bf16_to_f32(w[q]) * xf[(size_t)r * k + q];
-        for (int u = 1; u < U; u++) acc[r][0] = xv_add(acc[r][0], acc[r][u]);
-        float v = xv_hsum(acc[r][0]) + tail + bias;
-        if (a->relu && v < 0.0f) v = 0.0f;
-        a->y16[(size_t)r * a->n + j] = xf_bf16_from_f32(v);
-    }
+    float out[PW];
+    xv_store(out, xv_add(lo, xv_load(bias + col0)));
+    xv_store(out + XV_W, xv_add(hi, xv_load(bias + col0 + XV_W)));
+    const int cols = a->n - col0 < PW ? a->n - col0 : PW;
+    for (int c = 0; c < cols; c++) yr[col0 + c] = xf_bf16_from_f32(a->relu && out[c] < 0.0f ? 0.0f : out[c]);
 }
 
-static void few_rows(const xf_linear_args *a, linear_ctx *l)
+// pair_tileM: y[r][col0 + j] for the M rows r of x (xf, widened) and the
+// pair panel at bp ([k][XV_W] pairs of bf16: columns j and j + XV_W of the
+// panel), per k step one load of 2 XV_W weights widened in registers and
+// 2 M FMAs against broadcast x. The accumulators are named variables, as
+// in ukernel_body.h: as an array, gcc kept two of avx2's 12 on the stack
+// with 3 of the 16 registers free.
+#define PT_DECLARE(i) xv lo##i = xv_zero(), hi##i = xv_zero();
+#define PT_STEP(i)                                                                                            \
+    {                                                                                                         \
+        const xv xr = xv_set1(xf[(size_t)(i) * k + kk]);                                                      \
+        lo##i = xv_fma(xr, wl, lo##i);                                                                        \
+        hi##i = xv_fma(xr, wh, hi##i);                                                                        \
+    }
+#define PT_STORE(i) pair_store(a, lo##i, hi##i, bias, col0, y + (size_t)(i) * a->n);
+#define PAIR_TILE(M, ROWS)                                                                                    \
+    static void pair_tile##M(const xf_linear_args *a, const float *xf, const uint32_t *bp, const float *bias, \
+                             int col0, xf_bf16 *y)                                                            \
+    {                                                                                                         \
+        const int k = a->k;                                                                                   \
+        ROWS(PT_DECLARE)                                                                                      \
+        for (int kk = 0; kk < k; kk++, bp += XV_W) {                                                          \
+            if ((M) > 1 && kk % (64 / (2 * PW)) == 0) _mm_prefetch((const char *)bp + AHEAD, _MM_HINT_T0);     \
+            const xv w = xv_load((const float *)bp), wl = xv_bf16_pairs_lo(w), wh = xv_bf16_pairs_hi(w);     \
+            ROWS(PT_STEP)                                                                                     \
+        }                                                                                                     \
+        ROWS(PT_STORE)                                                                                        \
+    }
+#define R1(X) X(0)
+#define R2(X) R1(X) X(1)
+#define R3(X) R2(X) X(2)
+#define R4(X) R3(X) X(3)
+#define R5(X) R4(X) X(4)
+#define R6(X) R5(X) X(5)
+#define R7(X) R6(X) X(6)
+#define R8(X) R7(X) X(7)
+PAIR_TILE(1, R1)
+PAIR_TILE(2, R2)
+PAIR_TILE(3, R3)
+PAIR_TILE(4, R4)
+PAIR_TILE(5, R5)
+PAIR_TILE(6, R6)
+#if XF_BF16_TILE_MAX > 6
+PAIR_TILE(7, R7)
+PAIR_TILE(8, R8)
+#endif
+typedef void pair_tile_fn(const xf_linear_args *a, const float *xf, const uint32_t *bp, const float *bias, int col0,
+                          xf_bf16 *y);
+static pair_tile_fn *const pair_tiles[] = {NULL, pair_tile1, pair_tile2, pair_tile3, pair_tile4, pair_tile5,
+                                           pair_tile6,
+#if XF_BF16_TILE_MAX > 6
+                                           pair_tile7, pair_tile8
+#endif
+};
+_Static_assert(sizeof pair_tiles / sizeof *pair_tiles == TILE + 1, "a pair tile for every count of rows to TILE");
+
+// The pair tile over every panel, in passes of as many rows as can be
+// even (at most TILE): avx2's 8 rows as 4 + 4, not 6 + 2, whose 2-row
+// pass has 4 accumulators for two FMA pipes of latency 4 (Zen 4, 1
+// thread, 64 MiB of bf16 weights: 10.9-11.0 -> 9.1-9.4 ms, before the
+// prefetch).
+static void pair_rows(const xf_linear_args *a, linear_ctx *l)
 {
     xf_bf16_widen_rows(a->x16, (size_t)a->k, a->m, a->k, l->xf, (size_t)a->k);
-    const xf_bf16 *w = l->bp;
-    switch (a->m) {
-    case 1: for (int j = 0; j < a->n; j++) dot_rows(1, a, l->xf, w + (size_t)j * a->k, l->bias[j], j); break;
-    case 2: for (int j = 0; j < a->n; j++) dot_rows(2, a, l->xf, w + (size_t)j * a->k, l->bias[j], j); break;
-    case 3: for (int j = 0; j < a->n; j++) dot_rows(3, a, l->xf, w + (size_t)j * a->k, l->bias[j], j); break;
-    default: for (int j = 0; j < a->n; j++) dot_rows(4, a, l->xf, w + (size_t)j * a->k, l->bias[j], j); break;
-    }
+    const uint32_t *bp = (const uint32_t *)l->bp;
+    const int passes = (a->m + TILE - 1) / TILE, rows = (a->m + passes - 1) / passes;
+    for (int col0 = 0; col0 < a->n; col0 += PW, bp += (size_t)a->k * XV_W)
+        for (int r0 = 0; r0 < a->m; r0 += rows)
+            pair_tiles[a->m - r0 < rows ? a->m - r0 : rows](a, l->xf + (size_t)r0 * a->k, bp, l->bias, col0,
+                                                           a->y16 + (size_t)r0 * a->n);
 }
 
 // x is (m,k) bf16, w (n,k) bf16 (PyTorch's layout), y (m,n) bf16
@@ -90,7 +141,7 @@ void XF_BF_FN(linear_run)(const void *args, void *ctx)
     const xf_linear_args *a = args;
     linear_ctx *l = ctx;
     if (l->few) {
-        few_rows(a, l);
+        pair_rows(a, l);
         return;
     }
     const size_t k = (size_t)a->k;
@@ -110,7 +161,8 @@ void XF_BF_FN(linear_run)(const void *args, void *ctx)
     }
 }
 
-int XF_BF_FN(linear_prepare)(const void *args, void **ctx)
+// swapped: the mutant's packing bug (the halves of each pair exchanged).
+static int prepare(const void *args, void **ctx, int swapped)
 {
     const xf_linear_args *a = args;
     linear_ctx *l = calloc(1, sizeof *l);
@@ -138,8 +190,13 @@ int XF_BF_FN(linear_prepare)(const void *args, void **ctx)
         return -1;
     }
     for (int j = 0; a->b16 && j < a->n; j++) l->bias[j] = xf_bf16_to_f32(a->b16[j]);
-    if (l->few) { // in huge pages, as given: streamed once per call
-        memcpy(l->bp, a->w16, (size_t)a->n * k * sizeof(xf_bf16));
+    if (l->few) { // pair panels, zero past n
+        for (int col0 = 0; col0 < a->n; col0 += PW)
+            for (size_t kk = 0; kk < k; kk++)
+                for (int j = 0; j < PW; j++) {
+                    const int col = col0 + j, slot = 2 * (j % XV_W) + (j / XV_W ^ swapped);
+                    l->bp[((size_t)col0 * k + kk * PW) + slot] = col < a->n ? a->w16[(size_t)col * k + kk] : 0;
+                }
         *ctx = l;
         return 0;
     }
@@ -152,6 +209,9 @@ int XF_BF_FN(linear_prepare)(const void *args, void **ctx)
     *ctx = l;
     return 0;
 }
+
+int XF_BF_FN(linear_prepare)(const void *args, void **ctx) { return prepare(args, ctx, 0); }
+int XF_BF_FN(linear_prepare_pairs_swapped)(const void *args, void **ctx) { return prepare(args, ctx, 1); }
 
 void XF_BF_FN(linear_release)(void *ctx)
 {

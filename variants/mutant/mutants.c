@@ -8,6 +8,14 @@
 #include <string.h>
 
 #include "../naive/naive.h"
+#ifdef XF_HAVE_AVX2BF16
+#include "../isa/isa.h"
+// avx2bf16's entry points (variants/bf16fma, built once per fp32 family).
+int xf_avx2bf16_linear_prepare_pairs_swapped(const void *args, void **ctx);
+void xf_avx2bf16_linear_run(const void *args, void *ctx);
+void xf_avx2bf16_linear_release(void *ctx);
+static const char *avx2_unavailable(void) { return xf_isa_unavailable(XF_ISA_AVX2); }
+#endif
 #ifdef XF_HAVE_AVX512BF16
 #include "../avx512bf16/family.h"
 #ifdef XF_HAVE_AMX
@@ -210,6 +218,14 @@ static const xf_variant variants[] = {
     {.stage = XF_EMBED, .family = "mutant", .name = "mutant-bf16-embed-truncated", .dtype = XF_BF16,
      .summary = "bf16 embedding truncated, not rounded to nearest even", .math_ulp = 1.0,
      .run = bf16_embed_truncated},
+#ifdef XF_HAVE_AVX2BF16
+    // The avx2bf16 linear with the halves of each pair exchanged in its
+    // few-row panels: columns j and j + 8 of every 16 trade weights.
+    {.stage = XF_LINEAR, .family = "mutant", .name = "mutant-bf16-pair-halves-swapped", .dtype = XF_BF16,
+     .summary = "avx2bf16 linear, the halves of each pair exchanged in the few-row panels",
+     .unavailable = avx2_unavailable, .prepare = xf_avx2bf16_linear_prepare_pairs_swapped,
+     .run = xf_avx2bf16_linear_run, .release = xf_avx2bf16_linear_release},
+#endif
 #ifdef XF_HAVE_AVX512BF16
     // The avx512bf16 linear with the second pair of k dropped from its
     // packed panels: 2 of k terms missing from every output.
