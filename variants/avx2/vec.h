@@ -29,6 +29,15 @@ enum { XF_GEMM_MR = 6, XF_GEMM_NR = 16 };
 // accumulators, all 16 registers, and 8 x 8 (one B load, 8 broadcasts, 8
 // FMAs a k step) streamed a 128 MiB weight at 8 rows slower than the 6 +
 // 2-row kernels (Zen 4, 1 thread: 9.8-10.3 against 8.8-8.9 ms).
+// The ragged kernels of 3 to 5 rows (ukernels.c) ask for B's line this
+// many bytes ahead: a decode step of that many rows streams its weight
+// from DRAM through them. Zen 4 (the avx2 family), 1 thread, a 128 MiB
+// weight (k 512), ms per call, none -> 4 KiB: 3 rows 5.69-6.52 ->
+// 4.68-4.75, 4 rows 6.02-6.42 -> 5.18-5.28, 5 rows 6.76-6.84 -> 5.55-5.98
+// (1 KiB: 5.27-5.31 and 5.59-5.69 at 3 and 4 rows). At 2 rows it was
+// slower (4.43-4.79 -> 4.95-4.99), and avx512's kernels were slower with
+// it at every count (vec.h there).
+enum { XF_UK_RAGGED_AHEAD = 4096 };
 // bf16fma's few-row tile (variants/bf16fma/linear.c): up to 6 rows x 16
 // columns widened from bf16 pairs, 12 accumulators, the pair vector and
 // its two halves (the mask from memory) and the broadcast: 16 registers.

@@ -50,6 +50,11 @@ enum { XF_GEMM_MR = 6, XF_GEMM_NR = 64 };
 // of 5 to 8 rows reads each weight panel once.
 enum { XF_GEMM_FEW_MR = 8, XF_GEMM_FEW_NR = 32 };
 #define XF_UK_FEW_COLS(X, i) X(i, 0) X(i, 1)
+// No prefetch in the ragged kernels of 3 to 5 rows (ukernels.c): B's
+// lines 4 KiB ahead made a decode step's linear from DRAM slower (Zen 4,
+// 1 thread, 128 MiB weight, k 512: 4 rows 4.11-4.61 -> 5.63-5.99 ms, 3
+// rows 4.07-4.47 -> 4.42-4.99), as B 24 steps ahead had before.
+enum { XF_UK_RAGGED_AHEAD = 0 };
 // bf16fma's few-row tile (variants/bf16fma/linear.c): up to 8 rows x 32
 // columns widened from bf16 pairs, the fp32 few-row tile's shape.
 #define XF_BF16_TILE_MAX 8 // a macro: bf16fma/linear.c builds its tiles up to it

@@ -12,8 +12,8 @@
 
 _Static_assert(XF_GEMM_MR == 6, "the ragged-panel kernels below list rows 1..5");
 
-// Every kernel but the ragged-panel and few-row ones, every step: B's row
-// 12 steps ahead (one prefetch a 64-byte line). B streams from L2 at NR floats a step (the GEMM's B block, the
+// Every kernel but the ragged-panel and few-row ones (the ragged ones of 3
+// to 5 rows have their own, below), every step: B's row 12 steps ahead (one prefetch a 64-byte line). B streams from L2 at NR floats a step (the GEMM's B block, the
 // fused attention's K and V tiles), and on a Xeon (Sapphire Rapids class,
 // KVM, 1 thread) the hardware prefetchers left the micro-kernel waiting on
 // it. Fraction of the FMA loop, in-process: the avx512 GEMM at QKV / FFN1 /
@@ -73,6 +73,15 @@ _Static_assert(XF_GEMM_MR == 6, "the ragged-panel kernels below list rows 1..5")
 #include "ukernel_body.h"
 #undef XF_UK_NAME
 #undef XF_UK_ROWS
+
+// From 3 rows, B's line XF_UK_RAGGED_AHEAD bytes ahead, where vec.h asks
+// for it (avx2; docs/performance.md, "Decoding at batch 2 to 8"): a decode
+// step of 3 to 5 rows streams B from DRAM through these kernels alone.
+#undef XF_UK_PREFETCH
+#define XF_UK_PREFETCH(k)                                                                    \
+    if (XF_UK_RAGGED_AHEAD > 0)                                                              \
+        for (int j = 0; j < XF_GEMM_NR; j += 64 / (int)sizeof(float))                        \
+            _mm_prefetch((const char *)(b + j) + XF_UK_RAGGED_AHEAD, _MM_HINT_T0);
 
 #define XF_UK_NAME XF_FN(gemm_ukernel_lda3)
 #define XF_UK_ROWS(X) X(0) X(1) X(2)
