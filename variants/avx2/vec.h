@@ -39,8 +39,9 @@ enum { XF_GEMM_MR = 6, XF_GEMM_NR = 16 };
 // it at every count (vec.h there).
 enum { XF_UK_RAGGED_AHEAD = 4096 };
 // bf16fma's few-row tile (variants/bf16fma/linear.c): up to 6 rows x 16
-// columns widened from bf16 pairs, 12 accumulators, the pair vector and
-// its two halves (the mask from memory) and the broadcast: 16 registers.
+// columns widened from bf16 pairs: 12 accumulators, the pair vector's two
+// halves and the broadcast, 15 of the 16 registers (the second half made
+// by shifts, so no mask takes the last one).
 #define XF_BF16_TILE_MAX 6 // a macro: bf16fma/linear.c builds its tiles up to it
 
 static inline xv xv_load(const float *p) { return _mm256_loadu_ps(p); }
