@@ -29,6 +29,13 @@ KERNELS = [
     ("avx512bf16", "variants/avx512bf16/linear.c",
      ["-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512dq", "-mavx512bf16", "-mfma"], "tile6",
      "variants/avx512bf16", ["sapphirerapids"]),
+    # The FMA bf16 families' few-row pair tiles (decoding): 8 rows on zmm,
+    # 6 on ymm, B widened in registers beside the FMAs.
+    ("avx512bf16w", "variants/bf16fma/linear.c",
+     ["-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512dq", "-mfma", "-DXF_BF16_FAMILY=avx512bf16w"], "pair_tile8",
+     "variants/avx512", ["skylake-avx512", "sapphirerapids"]),
+    ("avx2bf16", "variants/bf16fma/linear.c", ["-mavx2", "-mfma", "-DXF_BF16_FAMILY=avx2bf16"], "pair_tile6",
+     "variants/avx2", ["znver3", "skylake-avx512", "sapphirerapids"]),
 ]
 ARITH = re.compile(r"^\s*(vfmadd\w+|vdpbf16ps)\b")
 LABEL = re.compile(r"^(\.L\w+):")

@@ -40,8 +40,8 @@ enum { XF_GEMM_MR = 6, XF_GEMM_NR = 16 };
 enum { XF_UK_RAGGED_AHEAD = 4096 };
 // bf16fma's few-row tile (variants/bf16fma/linear.c): up to 6 rows x 16
 // columns widened from bf16 pairs: 12 accumulators, the pair vector's two
-// halves and the broadcast, 15 of the 16 registers (the second half made
-// by shifts, so no mask takes the last one).
+// halves, the broadcast and the mask, all 16 registers (the pair loaded
+// twice, once by the mask's vandps).
 #define XF_BF16_TILE_MAX 6 // a macro: bf16fma/linear.c builds its tiles up to it
 
 static inline xv xv_load(const float *p) { return _mm256_loadu_ps(p); }
@@ -111,13 +111,16 @@ static inline xv xv_load_bf16(const uint16_t *p)
 // put columns j and j + XV_W side by side): the first of each pair
 // widened by a shift, the second by a mask. Two instructions for 2 XV_W
 // weights, none crossing lanes, where xv_load_bf16 takes a widening
-// shuffle and a shift for XV_W.
+// shuffle and a shift for XV_W. The mask rather than two shifts: on
+// Intel's ports the shifts share p0 and p1 with the FMAs and the mask
+// need not (llvm-mca, scripts/mca: the 6-row tile at 80% of the FMA roof
+// with shifts, 92% with the mask, Skylake-X and Sapphire Rapids); on Zen 4
+// level (4 / 6 / 8 rows 2.98-3.53 / 4.10-4.20 / 7.04-7.13 ms against
+// 3.20-3.40 / 4.07-4.33 / 6.71-7.01).
 static inline xv xv_bf16_pairs_lo(xv v) { return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(v), 16)); }
-// The second by two shifts, not a mask: a mask would take a register, and
-// the 6-row tile needs all 16 (gcc spilled two accumulators).
 static inline xv xv_bf16_pairs_hi(xv v)
 {
-    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_srli_epi32(_mm256_castps_si256(v), 16), 16));
+    return _mm256_and_ps(v, _mm256_castsi256_ps(_mm256_set1_epi32((int)0xFFFF0000u)));
 }
 static inline void xv_store_bf16(uint16_t *p, xv v)
 {
