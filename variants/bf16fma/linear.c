@@ -1,7 +1,7 @@
 // bf16 linear in an fp32 family's vectors: x, W and y stored in bf16 (half
 // the bytes of fp32), the products by the fp32 family's own GEMM
 // (variants/simd/gemm.c) in fp32 FMA.
-// - More than XF_FEW_ROWS rows: W is packed in prepare into that GEMM's
+// - More than FEW rows: W is packed in prepare into that GEMM's
 //   panel layout, [panel][k][NR], in bf16. A call widens x once into fp32
 //   rows, then takes W one column block at a time: the block's panels
 //   widened into an fp32 block the size of the GEMM's B block (half the

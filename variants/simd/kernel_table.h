@@ -28,8 +28,8 @@
 // decode-step shapes: they run the row kernels of decode.c, which read K/V
 // in place, instead of packing them for the GEMM micro-kernel, which would
 // waste most of its MR rows. Measured on Zen 3 (docs/performance.md,
-// Decoding). The bf16 FMA families' linears take their row path up to
-// this many rows too (their GEMM widens the weight at every call).
+// Decoding). (The bf16 FMA families' linears, which took their row path
+// up to this many rows, run pair panels up to 8 rows: bf16fma/linear.c.)
 enum { XF_FEW_ROWS = 4 };
 
 // An fp32 linear of this many rows (a decode step at batch 1) streams W in
