@@ -54,14 +54,15 @@ typedef struct {
 } linear_ctx;
 
 // Row r of the pair tile (lo: columns col0.., hi: col0 + XV_W..) plus the
-// bias, ReLU'd if relu, rounded into y's row yr (up to n).
+// bias, ReLU'd if relu (as the GEMM's micro-kernel does it), rounded into
+// y's row yr (up to n).
 static void pair_store(const xf_linear_args *a, xv lo, xv hi, const float *bias, int col0, xf_bf16 *yr)
 {
+    lo = xv_add(lo, xv_load(bias + col0)), hi = xv_add(hi, xv_load(bias + col0 + XV_W));
+    if (a->relu) lo = xv_max(lo, xv_zero()), hi = xv_max(hi, xv_zero());
     float out[PW];
-    xv_store(out, xv_add(lo, xv_load(bias + col0)));
-    xv_store(out + XV_W, xv_add(hi, xv_load(bias + col0 + XV_W)));
-    const int cols = a->n - col0 < PW ? a->n - col0 : PW;
-    for (int c = 0; c < cols; c++) yr[col0 + c] = xf_bf16_from_f32(a->relu && out[c] < 0.0f ? 0.0f : out[c]);
+    xv_store(out, lo), xv_store(out + XV_W, hi);
+    xf_bf16_round_rows(out, PW, 1, a->n - col0 < PW ? a->n - col0 : PW, yr + col0, 0);
 }
 
 // pair_tileM: y[r][col0 + j] for the M rows r of x (xf, widened) and the
