@@ -13,8 +13,9 @@
 _Static_assert(XF_GEMM_MR == 6, "the ragged-panel kernels below list rows 1..5");
 
 // Every kernel but the ragged-panel and few-row ones (the ragged ones of 3
-// to 5 rows have their own, below), every step: B's row 12 steps ahead (one prefetch a 64-byte line). B streams from L2 at NR floats a step (the GEMM's B block, the
-// fused attention's K and V tiles), and on a Xeon (Sapphire Rapids class,
+// to 5 rows have their own, below), every step: B's row 12 steps ahead
+// (one prefetch a 64-byte line). B streams from L2 at NR floats a step
+// (the GEMM's B block, the fused attention's K and V tiles), and on a Xeon (Sapphire Rapids class,
 // KVM, 1 thread) the hardware prefetchers left the micro-kernel waiting on
 // it. Fraction of the FMA loop, in-process: the avx512 GEMM at QKV / FFN1 /
 // FFN2 0.67-0.69 -> 0.72-0.74 (distances 4 to 24 within noise of each
