@@ -3,15 +3,15 @@
 // (variants/simd/gemm.c) in fp32 FMA.
 // - More than FEW rows: W is packed in prepare into that GEMM's
 //   panel layout, [panel][k][NR], in bf16. A call widens x once into fp32
-//   rows, then takes W one column block at a time: the block's panels
-//   widened into an fp32 block the size of the GEMM's B block (half the
-//   L2, variants/isa/blocking.c), every row of x multiplied by it by the
-//   fp32 GEMM into an fp32 block of C that stays in L2, that rounded to
-//   bf16. Each weight is widened once per call. The widening micro-kernel
-//   this replaces (a 6 x 16 tile widening its B row every k step, two
+//   rows, then takes W one column block at a time (the GEMM's B block,
+//   half the L2, variants/isa/blocking.c): each MR-row panel of x against
+//   each of the block's panels by the fp32 micro-kernel, its tile rounded
+//   to bf16 into y at once. The first row panel's tiles read the block in
+//   bf16 and store it widened for the others: each weight is widened once
+//   per call. A widening micro-kernel for every row panel (two
 //   instructions per B vector beside the FMAs, on the ports the FMAs use
-//   on Intel) widened each weight once per row panel, 86 times at m 512
-//   (docs/performance.md, bf16).
+//   on Intel) widened each weight 86 times at m 512 (docs/performance.md,
+//   bf16).
 // - At most FEW rows (a decode step): W packed in prepare into pair
 //   panels of 2 XV_W columns, [panel][k][XV_W pairs], columns j and
 //   j + XV_W of a panel side by side in bf16. A call widens x once, and a
@@ -49,8 +49,7 @@ typedef struct {
     float *bias;   // b widened (zero without b), zero past n (whole panels)
     float *xf;     // x widened, (m,k); few rows: (FEW,k)
     float *wblock; // a column block of W widened, [nb][k][NR]
-    float *cblock; // c_rows rows of C against that block, fp32, row stride nb NR
-    int panels, nb, c_rows, few;
+    int panels, nb, few;
 } linear_ctx;
 
 // Row r of the pair tile (lo: columns col0.., hi: col0 + XV_W..) plus the
@@ -136,30 +135,71 @@ static void pair_rows(const xf_linear_args *a, linear_ctx *l)
                                                            a->y16 + (size_t)r0 * a->n);
 }
 
-// x is (m,k) bf16, w (n,k) bf16 (PyTorch's layout), y (m,n) bf16
-void XF_BF_FN(linear_run)(const void *args, void *ctx)
+// The tile of x's first row panel against a panel of W in bf16: the fp32
+// family's micro-kernel, each row of B widened as it is read and stored
+// widened into the column block for the row panels after it
+// (ukernel_body.h, XF_UK_B_BF16).
+#define XF_UK_B_BF16
+#define XF_UK_NAME XF_BF_FN(gemm_widen_tile)
+#define XF_UK_A(i) a[(i) * lda]
+#define XF_UK_A_STEP 1
+#define XF_UK_PREFETCH(k)
+#define XF_UK_LDA_ARG long lda,
+#include "../simd/ukernel_body.h"
+#undef XF_UK_B_BF16
+#undef XF_UK_NAME
+#undef XF_UK_A
+#undef XF_UK_A_STEP
+#undef XF_UK_PREFETCH
+#undef XF_UK_LDA_ARG
+
+// More than FEW rows: W a column block of nb panels at a time, x (widened)
+// an MR-row panel at a time against each panel of the block by the fp32
+// family's micro-kernel into an fp32 tile in L1, rounded into y at once
+// (y's lines of the tile asked for before its FMAs, so the rounded stores
+// find them). The first row panel's tiles widen the block as they read it.
+// This replaced a pass widening each column block before the GEMM and a C
+// block of a quarter of the L2 rounded after it; skipping that widening
+// altogether (the block left stale after the check) was 3% faster. Zen 4,
+// 1 thread, seq 512, minima of 4 alternating pairs of processes, ms:
+// avx512bf16w QKV 7.28-7.52 -> 7.10-7.25 (fp32 avx512 7.11-7.15), FFN1
+// 9.80-10.48 -> 9.61-9.98, FFN2 level; avx2bf16 level at all three.
+static void gemm_rows(const xf_linear_args *a, linear_ctx *l)
 {
-    const xf_linear_args *a = args;
-    linear_ctx *l = ctx;
-    if (l->few) {
-        pair_rows(a, l);
-        return;
-    }
+    _Alignas(64) float tile[XF_GEMM_MR * XF_GEMM_NR];
     const size_t k = (size_t)a->k;
     xf_bf16_widen_rows(a->x16, k, a->m, a->k, l->xf, k);
     for (int p0 = 0; p0 < l->panels; p0 += l->nb) {
-        const int np = l->panels - p0 < l->nb ? l->panels - p0 : l->nb, col0 = p0 * XF_GEMM_NR;
-        const int cols = a->n - col0 < np * XF_GEMM_NR ? a->n - col0 : np * XF_GEMM_NR;
-        const xf_bf16 *src = l->bp + (size_t)p0 * k * XF_GEMM_NR;
-        for (size_t e = 0; e < (size_t)np * k * XF_GEMM_NR; e += XV_W) xv_store(l->wblock + e, xv_load_bf16(src + e));
-        for (int r0 = 0; r0 < a->m; r0 += l->c_rows) {
-            const int rows = a->m - r0 < l->c_rows ? a->m - r0 : l->c_rows;
-            XF_FN(gemm)(rows, cols, a->k, l->xf + r0 * k, a->k, l->wblock, l->bias + col0, a->relu, l->cblock,
-                        np * XF_GEMM_NR);
-            xf_bf16_round_rows(l->cblock, (size_t)np * XF_GEMM_NR, rows, cols, a->y16 + (size_t)r0 * a->n + col0,
-                               (size_t)a->n);
+        const int np = l->panels - p0 < l->nb ? l->panels - p0 : l->nb;
+        for (int r0 = 0; r0 < a->m; r0 += XF_GEMM_MR) {
+            const int rows = a->m - r0 < XF_GEMM_MR ? a->m - r0 : XF_GEMM_MR;
+            const float *xr = l->xf + (size_t)r0 * k;
+            const float *next = r0 + 2 * XF_GEMM_MR <= a->m ? xr + XF_GEMM_MR * k : xr;
+            for (int p = 0; p < np; p++) {
+                const int col0 = (p0 + p) * XF_GEMM_NR, cols = a->n - col0 < XF_GEMM_NR ? a->n - col0 : XF_GEMM_NR;
+                xf_bf16 *yt = a->y16 + (size_t)r0 * a->n + col0;
+                for (int r = 0; r < rows; r++)
+                    for (int j = 0; j < cols; j += 32) _mm_prefetch((const char *)(yt + (size_t)r * a->n + j), _MM_HINT_T0);
+                float *wp = l->wblock + (size_t)p * k * XF_GEMM_NR;
+                if (r0 == 0) // m > FEW >= MR: the first row panel is whole
+                    XF_BF_FN(gemm_widen_tile)(a->k, xr, a->k, l->bp + (size_t)(p0 + p) * k * XF_GEMM_NR, wp, tile,
+                                              XF_GEMM_NR, 1, l->bias + col0, a->relu);
+                else
+                    XF_FN(gemm_tile)(a->k, xr, a->k, p == 0 ? next : xr, wp, tile, XF_GEMM_NR, rows, 1,
+                                     l->bias + col0, a->relu);
+                xf_bf16_round_rows(tile, XF_GEMM_NR, rows, cols, yt, (size_t)a->n);
+            }
         }
     }
+}
+
+// x is (m,k) bf16, w (n,k) bf16 (PyTorch's layout), y (m,n) bf16
+void XF_BF_FN(linear_run)(const void *args, void *ctx)
+{
+    if (((linear_ctx *)ctx)->few)
+        pair_rows(args, ctx);
+    else
+        gemm_rows(args, ctx);
 }
 
 // swapped: the mutant's packing bug (the halves of each pair exchanged).
@@ -174,19 +214,13 @@ static int prepare(const void *args, void **ctx, int swapped)
     const size_t wb = (size_t)l->panels * k * XF_GEMM_NR; // W's elements, packed and padded
     l->bp = xf_alloc_huge(wb * sizeof(xf_bf16) + 64);
     l->bias = calloc((size_t)l->panels * XF_GEMM_NR, sizeof(float));
-    // The column block: the panels of fp32 the GEMM's B block holds. The
-    // block of C: rows of it that fill a quarter of the L2 beside it.
+    // The column block: the panels of fp32 the GEMM's B block holds.
     const size_t panel_bytes = (k ? k : 1) * XF_GEMM_NR * sizeof(float);
     const size_t nb = xf_blocking_get()->gemm_b_block / panel_bytes;
     l->nb = nb < 1 ? 1 : nb > (size_t)l->panels ? l->panels : (int)nb;
-    const size_t c_rows = xf_blocking_get()->gemm_b_block / 2 / ((size_t)l->nb * XF_GEMM_NR * sizeof(float));
-    l->c_rows = c_rows < XF_GEMM_MR ? XF_GEMM_MR : c_rows > (size_t)a->m ? a->m : (int)c_rows;
     l->xf = xf_alloc_lines(((l->few ? FEW : (size_t)a->m) * k + 1) * sizeof(float));
-    if (!l->few) {
-        l->wblock = xf_alloc_lines((size_t)l->nb * k * XF_GEMM_NR * sizeof(float) + 64);
-        l->cblock = xf_alloc_lines((size_t)l->c_rows * l->nb * XF_GEMM_NR * sizeof(float));
-    }
-    if (!l->bp || !l->bias || !l->xf || (!l->few && (!l->wblock || !l->cblock))) {
+    if (!l->few) l->wblock = xf_alloc_lines((size_t)l->nb * k * XF_GEMM_NR * sizeof(float) + 64);
+    if (!l->bp || !l->bias || !l->xf || (!l->few && !l->wblock)) {
         XF_BF_FN(linear_release)(l);
         return -1;
     }
@@ -218,7 +252,7 @@ void XF_BF_FN(linear_release)(void *ctx)
 {
     linear_ctx *l = ctx;
     if (!l) return;
-    free(l->bp), free(l->bias), free(l->xf), free(l->wblock), free(l->cblock);
+    free(l->bp), free(l->bias), free(l->xf), free(l->wblock);
     free(l);
 }
 

@@ -10,7 +10,11 @@
 // accumulator array in memory and stores it back every k step.
 // XF_UK_ROWS(X), if defined, lists the rows (fewer for the GEMM's ragged
 // panel, 5 to 8 for the few-row tile); XF_UK_B_STEP, if defined, is B's
-// row stride (a panel's width; XF_GEMM_NR if not).
+// row stride (a panel's width; XF_GEMM_NR if not). XF_UK_B_BF16, if
+// defined: b is B packed (kc,NR) in bf16, widened as it is read and the
+// widened rows stored at bw (packed the same way in fp32), so the tile that
+// reads a bf16 weight's panel first widens it for the tiles after it
+// (variants/bf16fma/linear.c).
 #ifdef XF_UK_B_STEP
 #define B_STEP XF_UK_B_STEP
 #else
@@ -43,7 +47,19 @@
 #else
 #define BIAS_(i, j) const xv b##j = bias ? xv_load(bias + (j) * XV_W) : xv_zero();
 #endif
+#ifdef XF_UK_B_BF16
+#define B_TYPE xf_bf16
+#define B_WIDENED_ARG float *bw,
+#define B_WIDENED_NEXT , bw += B_STEP
+#define B_ROW_(i, j)                                                                         \
+    const xv w##j = xv_load_bf16(b + (j) * XV_W);                                            \
+    xv_store(bw + (j) * XV_W, w##j);
+#else
+#define B_TYPE float
+#define B_WIDENED_ARG
+#define B_WIDENED_NEXT
 #define B_ROW_(i, j) const xv w##j = xv_load(b + (j) * XV_W);
+#endif
 
 // One register tile: C's rows from (init ? bias or 0 : C), kc steps of
 // A's column times B's row, then (ReLU and) C stored.
@@ -51,7 +67,7 @@
     ROWS(DECLARE)                                                                            \
     XF_UK_COLS(BIAS_, _)                                                                     \
     ROWS(INIT)                                                                               \
-    for (int k = 0; k < kc; k++, a += XF_UK_A_STEP, b += B_STEP) {                           \
+    for (int k = 0; k < kc; k++, a += XF_UK_A_STEP, b += B_STEP B_WIDENED_NEXT) {            \
         XF_UK_COLS(B_ROW_, _)                                                                \
         ROWS(STEP)                                                                           \
         XF_UK_PREFETCH(k);                                                                   \
@@ -62,8 +78,8 @@
 #ifndef XF_UK_PANELS
 // c is (MR,NR) with row stride ldc (or as many rows as XF_UK_ROWS lists);
 // a holds them by kc as XF_UK_A lays it out; b is packed (kc,NR).
-void XF_UK_NAME(int kc, const float *a, XF_UK_LDA_ARG const float *b, float *c, int ldc, int init,
-                const float *bias, int relu)
+void XF_UK_NAME(int kc, const float *a, XF_UK_LDA_ARG const B_TYPE *b, B_WIDENED_ARG float *c, int ldc,
+                int init, const float *bias, int relu)
 {
     TILE
 }
@@ -95,5 +111,8 @@ void XF_UK_NAME(int kc, const float *a, XF_UK_LDA_ARG const float *b, float *c, 
 #undef STORE
 #undef BIAS_
 #undef B_ROW_
+#undef B_TYPE
+#undef B_WIDENED_ARG
+#undef B_WIDENED_NEXT
 #undef TILE
 #undef B_STEP
