@@ -203,7 +203,7 @@ static void pair_rows(const xf_linear_args *a, linear_ctx *l)
 // block of a quarter of the L2 rounded after it; skipping that widening
 // altogether (the block left stale after the check) was 3% faster. Zen 4,
 // 1 thread, seq 512, minima of 4 alternating pairs of processes, ms:
-// avx512bf16w QKV 7.28-7.52 -> 7.10-7.25 (fp32 avx512 7.11-7.15), FFN1
+// avx512bf16w QKV 7.28-7.52 -> 7.10-7.25 (fp32 avx2's 7.11-7.18), FFN1
 // 9.80-10.48 -> 9.61-9.98, FFN2 level; avx2bf16 level at all three.
 static void gemm_rows(const xf_linear_args *a, linear_ctx *l)
 {
@@ -220,7 +220,8 @@ static void gemm_rows(const xf_linear_args *a, linear_ctx *l)
                 const int col0 = (p0 + p) * XF_GEMM_NR, cols = a->n - col0 < XF_GEMM_NR ? a->n - col0 : XF_GEMM_NR;
                 xf_bf16 *yt = a->y16 + (size_t)r0 * a->n + col0;
                 for (int r = 0; r < rows; r++)
-                    for (int j = 0; j < cols; j += 32) _mm_prefetch((const char *)(yt + (size_t)r * a->n + j), _MM_HINT_T0);
+                    for (int j = 0; j < cols; j += 32) // a 64-byte line of y
+                        _mm_prefetch((const char *)(yt + (size_t)r * a->n + j), _MM_HINT_T0);
                 float *wp = l->wblock + (size_t)p * k * XF_GEMM_NR;
                 if (r0 == 0) // m > FEW >= MR: the first row panel is whole
                     XF_BF_FN(gemm_widen_tile)(a->k, xr, a->k, l->bp + (size_t)(p0 + p) * k * XF_GEMM_NR, wp, tile,
