@@ -78,9 +78,11 @@ static void pair_store(const xf_linear_args *a, xv lo, xv hi, const float *bias,
         hi##i = xv_fma(xr, wh, hi##i);                                                                        \
     }
 #define PT_STORE(i) pair_store(a, lo##i, hi##i, bias, col0, y + (size_t)(i) * a->n);
-#define PAIR_TILE(M, ROWS)                                                                                    \
+#define PAIR_TILE_FN(M)                                                                                       \
     static void pair_tile##M(const xf_linear_args *a, const float *xf, const uint32_t *bp, const float *bias, \
-                             int col0, xf_bf16 *y)                                                            \
+                             int col0, xf_bf16 *y)
+#define PAIR_TILE(M, ROWS)                                                                                    \
+    PAIR_TILE_FN(M)                                                                                           \
     {                                                                                                         \
         const int k = a->k;                                                                                   \
         ROWS(PT_DECLARE)                                                                                      \
@@ -111,8 +113,7 @@ static void pair_store(const xf_linear_args *a, xv lo, xv hi, const float *bias,
     }
 #define PT_FOLD(i) lo##i = xv_add(lo##i, lo##i##b), hi##i = xv_add(hi##i, hi##i##b);
 #define PAIR_TILE_SPLIT_K(M, ROWS)                                                                            \
-    static void pair_tile##M(const xf_linear_args *a, const float *xf, const uint32_t *bp, const float *bias, \
-                             int col0, xf_bf16 *y)                                                            \
+    PAIR_TILE_FN(M)                                                                                           \
     {                                                                                                         \
         const int k = a->k;                                                                                   \
         ROWS(PT_DECLARE_SPLIT)                                                                                \
