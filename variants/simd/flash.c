@@ -208,7 +208,11 @@ void XF_FN(flash_block)(const xf_attention_args *a, const float *kv, const uint8
     for (int j0 = 0; j0 < sk; j0 += BC) {
         if (a->causal && j0 > i0 + br - 1) break; // this tile and all later ones are masked
         if (!visible[j0 / BC]) continue;
-        const int bc = sk - j0 < BC ? sk - j0 : BC;
+        int bc = sk - j0 < BC ? sk - j0 : BC;
+        // Keys past the tile's last visible one add nothing: the tile ends
+        // there (a sequence padded at its end fills only part of its last
+        // tile, whose padded keys a tile of 256 would otherwise compute).
+        while (pad && pad[j0 + bc - 1]) bc--;
         for (int r0 = 0; r0 < br; r0 += XF_GEMM_MR) {
             const int rows = br - r0 < XF_GEMM_MR ? br - r0 : XF_GEMM_MR;
             // Keys of the tile any row of the panel sees: under the causal
