@@ -21,7 +21,7 @@ typedef struct {
     float *qf, *kf, *vf, *of; // one head widened: (seq_q,dk), (seq_k,dk) twice; its output (seq_q,dk)
     float *kv;                // the head's K and V packed by the fp32 flash
     void *ws;
-    uint8_t *visible;
+    uint16_t *visible;
     float *s; // few rows: scores (heads,seq_k)
 } attention_ctx;
 
@@ -140,7 +140,7 @@ int XF_BF_FN(attention_prepare)(const void *args, void **ctx)
     c->kf = xf_alloc_lines((size_t)a->seq_k * a->dk * sizeof(float));
     c->vf = xf_alloc_lines((size_t)a->seq_k * a->dk * sizeof(float));
     c->kv = xf_alloc_lines(c->k->flash_kv_floats(a->seq_k, a->dk) * sizeof(float));
-    c->visible = malloc((size_t)c->k->flash_tiles(a->seq_k) + 1);
+    c->visible = malloc(((size_t)c->k->flash_tiles(a->seq_k) + 1) * sizeof *c->visible);
     c->ws = c->k->flash_ws_new(a->dk);
     if (!c->qf || !c->of || !c->kf || !c->vf || !c->kv || !c->visible || !c->ws)
         return XF_BF_FN(attention_release)(c), -1;

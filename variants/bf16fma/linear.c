@@ -77,6 +77,10 @@ static void pair_store(const xf_linear_args *a, xv lo, xv hi, const float *bias,
         lo##i = xv_fma(xr, wl, lo##i);                                                                        \
         hi##i = xv_fma(xr, wh, hi##i);                                                                        \
     }
+// A vector of pairs at p widened into its halves wl (first of each pair)
+// and wh (second).
+#define PT_WIDEN(w, wl, wh, p)                                                                                \
+    const xv w = xv_load((const float *)(p)), wl = xv_bf16_pairs_lo(w), wh = xv_bf16_pairs_hi(w);
 #define PT_STORE(i) pair_store(a, lo##i, hi##i, bias, col0, y + (size_t)(i) * a->n);
 #define PAIR_TILE_FN(M)                                                                                       \
     static void pair_tile##M(const xf_linear_args *a, const float *xf, const uint32_t *bp, const float *bias, \
@@ -88,7 +92,7 @@ static void pair_store(const xf_linear_args *a, xv lo, xv hi, const float *bias,
         ROWS(PT_DECLARE)                                                                                      \
         for (int kk = 0; kk < k; kk++, bp += XV_W) {                                                          \
             if ((M) > 1 && kk % (64 / (2 * PW)) == 0) _mm_prefetch((const char *)bp + AHEAD, _MM_HINT_T0);     \
-            const xv w = xv_load((const float *)bp), wl = xv_bf16_pairs_lo(w), wh = xv_bf16_pairs_hi(w);     \
+            PT_WIDEN(w, wl, wh, bp)                                                                           \
             ROWS(PT_STEP)                                                                                     \
         }                                                                                                     \
         ROWS(PT_STORE)                                                                                        \
@@ -121,14 +125,13 @@ static void pair_store(const xf_linear_args *a, xv lo, xv hi, const float *bias,
         for (; kk + 2 <= k; kk += 2, bp += 2 * XV_W) {                                                        \
             for (int line = 0; (M) > 1 && line < 2 * PW * 2; line += 64) /* 2 steps: 1 or 2 lines */        \
                 _mm_prefetch((const char *)bp + AHEAD + line, _MM_HINT_T0);                                   \
-            const xv w = xv_load((const float *)bp), wl = xv_bf16_pairs_lo(w), wh = xv_bf16_pairs_hi(w);     \
-            const xv w2 = xv_load((const float *)(bp + XV_W));                                               \
-            const xv wl2 = xv_bf16_pairs_lo(w2), wh2 = xv_bf16_pairs_hi(w2);                                  \
+            PT_WIDEN(w, wl, wh, bp)                                                                           \
+            PT_WIDEN(w2, wl2, wh2, bp + XV_W)                                                                 \
             ROWS(PT_STEP_SPLIT)                                                                               \
         }                                                                                                     \
         ROWS(PT_FOLD)                                                                                         \
         if (kk < k) {                                                                                         \
-            const xv w = xv_load((const float *)bp), wl = xv_bf16_pairs_lo(w), wh = xv_bf16_pairs_hi(w);     \
+            PT_WIDEN(w, wl, wh, bp)                                                                           \
             ROWS(PT_STEP)                                                                                     \
         }                                                                                                     \
         ROWS(PT_STORE)                                                                                        \

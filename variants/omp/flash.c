@@ -12,7 +12,7 @@ typedef struct {
     void *decode;     // few query rows: decode_attention.c's context, nothing else
     const xf_simd_kernels *k;
     float *kv;        // per (b,h): flash_kv_floats
-    uint8_t *visible; // per b: flash_tiles
+    uint16_t *visible; // per b: flash_tiles
     void **ws;        // per thread
     size_t kv_floats;
     int tiles, threads;
@@ -44,7 +44,7 @@ int xf_omp_flash_prepare(const void *args, void **ctx)
     c->kv_floats = c->k->flash_kv_floats(a->seq_k, a->dk);
     c->tiles = c->k->flash_tiles(a->seq_k);
     c->kv = xf_alloc_lines(c->kv_floats * sizeof(float) * (size_t)a->batch * a->heads + 64);
-    c->visible = malloc((size_t)c->tiles * a->batch + 1);
+    c->visible = malloc(((size_t)c->tiles * a->batch + 1) * sizeof *c->visible);
     c->ws = calloc((size_t)c->threads, sizeof *c->ws);
     int ok = c->kv && c->visible && c->ws;
     for (int t = 0; ok && t < c->threads; t++) ok = (c->ws[t] = c->k->flash_ws_new(a->dk)) != NULL;

@@ -76,13 +76,17 @@ void XF_FN(flash_pack_head)(const xf_attention_args *a, int b, int h, float *kv)
     XF_FN(pack_b_kn)(x.v, a->ldv, a->seq_k, a->dk, kv + XF_FN(packed_b_floats)(a->seq_k, a->dk));
 }
 
-// visible[t] = 0 if key tile t of batch b is all padding.
-void XF_FN(flash_visible_tiles)(const xf_attention_args *a, int b, uint8_t *visible)
+// visible[t]: key tile t of batch b's keys up to its last visible one, 0
+// if it is all padding. Keys past that add nothing, so the tile ends there
+// (a sequence padded at its end fills only part of its last tile, whose
+// padded keys a tile of 256 would otherwise compute).
+void XF_FN(flash_visible_tiles)(const xf_attention_args *a, int b, uint16_t *visible)
 {
     const uint8_t *pad = a->key_pad ? a->key_pad + (size_t)b * a->seq_k : NULL;
     for (int t = 0; t < XF_FN(flash_tiles)(a->seq_k); t++) {
-        visible[t] = 0;
-        for (int j = t * BC; j < (t + 1) * BC && j < a->seq_k && !visible[t]; j++) visible[t] = !pad || !pad[j];
+        int keys = a->seq_k - t * BC < BC ? a->seq_k - t * BC : BC;
+        while (pad && keys > 0 && pad[t * BC + keys - 1]) keys--;
+        visible[t] = (uint16_t)keys;
     }
 }
 
@@ -191,7 +195,7 @@ static void panel_scores(int rows, int dk, const float *q, int ldq, const float 
 
 // Query rows i0..i0+BR (or to seq_q) of head (b,h) against every key tile
 // (kv, visible: from flash_pack_head and flash_visible_tiles), in ws.
-void XF_FN(flash_block)(const xf_attention_args *a, const float *kv, const uint8_t *visible,
+void XF_FN(flash_block)(const xf_attention_args *a, const float *kv, const uint16_t *visible,
                         void *ws, int b, int h, int i0)
 {
     flash_ws *c = ws;
@@ -207,12 +211,8 @@ void XF_FN(flash_block)(const xf_attention_args *a, const float *kv, const uint8
     memset(c->l, 0, (size_t)br * XV_W * sizeof(float));
     for (int j0 = 0; j0 < sk; j0 += BC) {
         if (a->causal && j0 > i0 + br - 1) break; // this tile and all later ones are masked
-        if (!visible[j0 / BC]) continue;
-        int bc = sk - j0 < BC ? sk - j0 : BC;
-        // Keys past the tile's last visible one add nothing: the tile ends
-        // there (a sequence padded at its end fills only part of its last
-        // tile, whose padded keys a tile of 256 would otherwise compute).
-        while (pad && pad[j0 + bc - 1]) bc--;
+        const int bc = visible[j0 / BC];
+        if (!bc) continue;
         for (int r0 = 0; r0 < br; r0 += XF_GEMM_MR) {
             const int rows = br - r0 < XF_GEMM_MR ? br - r0 : XF_GEMM_MR;
             // Keys of the tile any row of the panel sees: under the causal
@@ -249,7 +249,7 @@ void XF_FN(flash_block)(const xf_attention_args *a, const float *kv, const uint8
 typedef struct {
     void *ws;
     float *kv;
-    uint8_t *visible;
+    uint16_t *visible;
     float *row_s, *row_o, *row_ml; // few query rows: scores (heads,seq_k), outputs (heads,dk), max and sum (2 heads)
 } flash_ctx;
 
@@ -279,7 +279,7 @@ int XF_FN(flash_prepare)(const void *args, void **ctx)
     }
     c->ws = XF_FN(flash_ws_new)(a->dk);
     c->kv = xf_alloc_lines(XF_FN(flash_kv_floats)(a->seq_k, a->dk) * sizeof(float));
-    c->visible = malloc((size_t)XF_FN(flash_tiles)(a->seq_k) + 1);
+    c->visible = malloc(((size_t)XF_FN(flash_tiles)(a->seq_k) + 1) * sizeof *c->visible);
     if (!c->ws || !c->kv || !c->visible) {
         XF_FN(flash_release)(c);
         return -1;
