@@ -11,6 +11,7 @@
 
 #include "../../kernels/half.h"
 #include "../simd/simd.h"
+#include "entry_points.h"
 
 #define XF_BF_CAT_(family, name) xf_##family##_##name
 #define XF_BF_CAT(family, name) XF_BF_CAT_(family, name)
@@ -22,18 +23,7 @@
 #define XF_BF_VAR_X(family) XF_BF_VAR_(family)
 #define XF_BF_VAR XF_BF_VAR_X(XF_BF16_FAMILY) // its xf_family, as registry.c names it
 
-// Every primitive stage but rmsnorm, each with variant.h's three entry
-// points XF_BF_FN(stage_prepare), _run, _release.
-#define XF_BF16_STAGES(X) X(embed) X(linear) X(add_layernorm) X(softmax) X(attention) X(lm_head)
-#define XF_BF16_DECLARE_(stage)                                                                               \
-    int XF_BF_FN(stage##_prepare)(const void *args, void **ctx);                                              \
-    void XF_BF_FN(stage##_run)(const void *args, void *ctx);                                                  \
-    void XF_BF_FN(stage##_release)(void *ctx);
-XF_BF16_STAGES(XF_BF16_DECLARE_)
-#undef XF_BF16_DECLARE_
-// The linear with the halves of each pair exchanged in its few-row panels
-// (columns j and j + XV_W of a panel): variants/mutant's, which must fail.
-int XF_BF_FN(linear_prepare_pairs_swapped)(const void *args, void **ctx);
+XF_BF16_DECLARE(XF_BF16_FAMILY)
 
 // dst (rows,n) fp32, row stride ldd = src (rows,n) bf16, row stride lds.
 static inline void xf_bf16_widen_rows(const xf_bf16 *src, size_t lds, int rows, int n, float *dst, size_t ldd)

@@ -10,10 +10,8 @@
 #include "../naive/naive.h"
 #ifdef XF_HAVE_AVX2BF16
 #include "../isa/isa.h"
-// avx2bf16's entry points (variants/bf16fma, built once per fp32 family).
-int xf_avx2bf16_linear_prepare_pairs_swapped(const void *args, void **ctx);
-void xf_avx2bf16_linear_run(const void *args, void *ctx);
-void xf_avx2bf16_linear_release(void *ctx);
+#include "../bf16fma/entry_points.h"
+XF_BF16_DECLARE(avx2bf16)
 static const char *avx2_unavailable(void) { return xf_isa_unavailable(XF_ISA_AVX2); }
 #endif
 #ifdef XF_HAVE_AVX512BF16
