@@ -1,8 +1,9 @@
 // Interleaved rounds, the one way bench and best time several candidates
 // (docs/design.md, Timing): every candidate still in is timed once per
-// round, each round in a fresh random order, so drift over the run and a
-// burst of noise hit every candidate alike instead of whichever was timed
-// then. The orders come from a seed: the same seed, the same orders.
+// round, each round in a fresh random order with every candidate's places
+// balanced (rounds.c), so drift over the run and a burst of noise hit
+// every candidate alike instead of whichever was timed then. The orders
+// come from a seed: the same seed, the same orders.
 #ifndef XF_ROUNDS_H
 #define XF_ROUNDS_H
 
