@@ -22,9 +22,10 @@
 // the fastest is kept (cached under the compound stage's key, "pass").
 // Calls and passes alike are raced (race, choose): prepared and checked,
 // then timed in interleaved rounds (harness/rounds.h); the fastest
-// median wins unless a candidate listed before it is level with it within
-// the 95% interval of their ratio (rounds bootstrapped whole, as compare
-// does), which then wins: timed one after the other, a burst of noise on
+// median wins unless a candidate listed before it is level with it (its
+// median within 2% and the 95% interval of their ratio reaching 1, rounds
+// bootstrapped whole, as compare does), which then wins: timed one after
+// the other, a burst of noise on
 // this shared machine (spreads of 20-40% seen on a Zen 3 under KVM) picked
 // a pass 13-20% slower than the fastest, and single timings of level
 // candidates changed the winner from run to run.
@@ -304,11 +305,23 @@ static double racer_median(const racer *r)
     return m;
 }
 
+// How much slower by median a racer listed before the fastest may be and
+// still win as level with it (xf_level_with): the fastest median wins
+// beyond it whatever the interval. With the interval alone, a race of
+// whole passes (three rounds of one pass each) picked the first listed
+// of level-looking families over faster ones: on Zen 4 (2026-12-07, 1
+// thread) the fp32 seq-512 pass avx2 at 389.5 ms over avx512's 332.9 and
+// per-call's 327.4, and decoding at batch 1 avx2 at 138.3 ms (16 steps)
+// over avx512's 128.9, which then ran 1.096x avx2's speed in the
+// --rounds race of the families.
+#define LEVEL_MARGIN 0.02
+
 // The winner's index (-1 if none passed): the fastest median, unless a
-// racer listed before it is level with it, its ratio's 95% interval
-// reaching 1 (rounds resampled whole, fixed seed: the same samples give the
-// same choice), which then wins. So level candidates give one stable
-// answer, the earliest listed, instead of whichever noise favoured.
+// racer listed before it is level with it (xf_level_with: within
+// LEVEL_MARGIN and its ratio's 95% interval reaching 1, rounds resampled
+// whole, fixed seed: the same samples give the same choice), which then
+// wins. So level candidates give one stable answer, the earliest listed,
+// instead of whichever noise favoured.
 static int choose(racer *c, int n, double *median_ns)
 {
     int fast = -1;
@@ -316,15 +329,10 @@ static int choose(racer *c, int n, double *median_ns)
         median_ns[i] = c[i].passed && c[i].n ? racer_median(&c[i]) : c[i].pruned ? -2.0 : -1.0;
         if (median_ns[i] > 0 && (fast < 0 || median_ns[i] < median_ns[fast])) fast = i;
     }
-    enum { NBOOT = 500 };
-    double rep[NBOOT];
     for (int i = 0; i < fast; i++) {
         if (median_ns[i] <= 0) continue;
-        xf_rng rng = {.s = 1};
         const xf_samples a = {c[i].x, c[i].n, c[i].starts, ROUNDS}, b = {c[fast].x, c[fast].n, c[fast].starts, ROUNDS};
-        xf_ratio_stats st;
-        xf_ratio_of_medians(&a, &b, NBOOT, &rng, rep, &st);
-        if (st.lo <= 1.0) return i;
+        if (xf_level_with(&a, &b, LEVEL_MARGIN)) return i;
     }
     return fast;
 }

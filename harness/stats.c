@@ -117,6 +117,16 @@ void xf_ratio_of_medians(const xf_samples *a, const xf_samples *b, int nboot, xf
     free(sorted);
 }
 
+int xf_level_with(const xf_samples *a, const xf_samples *b, double margin)
+{
+    enum { NBOOT = 500 };
+    double rep[NBOOT];
+    xf_rng rng = {.s = 1};
+    xf_ratio_stats st;
+    xf_ratio_of_medians(a, b, NBOOT, &rng, rep, &st);
+    return st.ratio <= 1.0 + margin && st.lo <= 1.0;
+}
+
 typedef struct {
     double v;
     int from_a;

@@ -49,6 +49,14 @@ int xf_bootstrap_count(double samples);
 void xf_ratio_of_medians(const xf_samples *a, const xf_samples *b, int nboot, xf_rng *rng, double *rep,
                          xf_ratio_stats *out);
 
+// Whether a is level with b (the faster, by median) for --variant best's
+// choice (harness/best.c): a's median at most 1 + margin times b's AND
+// the 95% interval of their ratio (500 replicates, seed 1: the same
+// samples, the same answer) reaching 1. The interval alone is not enough:
+// a race of three rounds of one whole pass each gives intervals so wide
+// that they reached 1 for passes 7-17% slower.
+int xf_level_with(const xf_samples *a, const xf_samples *b, double margin);
+
 // The 2.5% and 97.5% percentiles of x[0..n) (reordered).
 void xf_percentile_interval(double *x, int n, double *lo, double *hi);
 
