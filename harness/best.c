@@ -25,10 +25,10 @@
 // median wins unless a candidate listed before it is level with it (its
 // median within 2% and the 95% interval of their ratio reaching 1, rounds
 // bootstrapped whole, as compare does), which then wins: timed one after
-// the other, a burst of noise on
-// this shared machine (spreads of 20-40% seen on a Zen 3 under KVM) picked
-// a pass 13-20% slower than the fastest, and single timings of level
-// candidates changed the winner from run to run.
+// the other, a burst of noise on this shared machine (spreads of 20-40%
+// seen on a Zen 3 under KVM) picked a pass 13-20% slower than the
+// fastest, and single timings of level candidates changed the winner from
+// run to run.
 //
 // Attention calls are keyed by classes of length (powers of two, tuned at
 // the class's longest), not by length: tuning each of decoding's 128 cache

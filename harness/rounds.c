@@ -9,8 +9,8 @@
 enum { TRIES = 4096 };
 
 // How many live candidates of order would run at a place (among the live
-// ones) more often than ceil(rounds so far / live candidates), given
-// count[i][place], the times candidate i has run there before.
+// ones) more often than their share, ceil(rounds up to this one / live
+// candidates), given count[i][place], the times candidate i ran there.
 static int over_share(const int *order, int n, const int *live, int round, int (*count)[XF_ROUNDS_MAX])
 {
     int in = 0;

@@ -2,10 +2,10 @@
 // candidate exactly once, a candidate taken out is never timed again, and
 // over R <= 5 rounds of up to 8 candidates no candidate runs at one place
 // (first, second, ... last) more often than its share, ceil(R / n): with
-// R <= n, never twice. Uniform orders alone fail the last on 4% of seeds
-// at 5 candidates and 3 rounds (one candidate last every round), the
-// case that made a decoding race compare best against a family timed last
-// each time; the sweep below covers 300 seeds a shape.
+// R <= n, never twice. Uniform orders alone fail this in 6786 of the 8450
+// runs below (300 seeds a shape); at 5 candidates and 3 rounds they put
+// one candidate last in every round on 4% of seeds, the draw that made a
+// decoding race compare best against a family timed last each time.
 #include <stdio.h>
 
 #include "../harness/rounds.h"
