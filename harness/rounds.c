@@ -9,14 +9,10 @@
 enum { TRIES = 4096 };
 
 // How many live candidates of order would run at a place (among the live
-// ones) more often than their share, ceil(rounds up to this one / live
-// candidates), given count[i][place], the times candidate i ran there.
-static int over_share(const int *order, int n, const int *live, int round, int (*count)[XF_ROUNDS_MAX])
+// ones) more often than share, given count[i][place], the times candidate
+// i ran there.
+static int over_share(const int *order, int n, const int *live, int share, int (*count)[XF_ROUNDS_MAX])
 {
-    int in = 0;
-    for (int i = 0; i < n; i++) in += live[i] != 0;
-    if (!in) return 0;
-    const int share = (round + 1 + in - 1) / in;
     int over = 0;
     for (int k = 0, place = 0; k < n; k++)
         if (live[order[k]]) over += count[order[k]][place++] + 1 > share;
@@ -49,10 +45,13 @@ void xf_rounds_run(int n, int rounds, uint64_t seed, int *live, const xf_round_s
     for (int i = 0; i < n; i++) order[i] = i;
     xf_rng rng = {seed};
     for (int round = 0; round < rounds; round++) {
+        int in = 0; // live candidates; each one's share of a place: ceil(rounds up to this one / in)
+        for (int i = 0; i < n; i++) in += live[i] != 0;
+        const int share = in ? (round + in) / in : 1;
         for (int t = 0, best = n + 1; rounds > 1 && best > 0 && t < TRIES; t++) {
             int draw[XF_ROUNDS_MAX];
             shuffle(draw, n, &rng);
-            const int over = over_share(draw, n, live, round, count);
+            const int over = over_share(draw, n, live, share, count);
             if (over < best) {
                 best = over;
                 memcpy(order, draw, (size_t)n * sizeof *order);

@@ -13,8 +13,6 @@
 #include "../simd/simd.h"
 #include "entry_points.h"
 
-#define XF_BF_CAT_(family, name) xf_##family##_##name
-#define XF_BF_CAT(family, name) XF_BF_CAT_(family, name)
 #define XF_BF_FN(name) XF_BF_CAT(XF_BF16_FAMILY, name)
 #ifndef XF_BF16_NAME // the emulated build names its own (variants/emulated)
 #define XF_BF16_NAME XF_SIMD_STR(XF_BF16_FAMILY)

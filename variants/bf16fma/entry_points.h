@@ -12,13 +12,16 @@
 #define XF_BF16_STAGES(X, family)                                                                             \
     X(family, embed) X(family, linear) X(family, add_layernorm) X(family, softmax) X(family, attention)     \
     X(family, lm_head)
+// xf_<family>_<name>: every entry point's name (bf16fma.h's XF_BF_FN too).
+#define XF_BF_CAT_(family, name) xf_##family##_##name
+#define XF_BF_CAT(family, name) XF_BF_CAT_(family, name)
 #define XF_BF16_DECLARE_STAGE_(family, stage)                                                                 \
-    int xf_##family##_##stage##_prepare(const void *args, void **ctx);                                        \
-    void xf_##family##_##stage##_run(const void *args, void *ctx);                                            \
-    void xf_##family##_##stage##_release(void *ctx);
+    int XF_BF_CAT(family, stage##_prepare)(const void *args, void **ctx);                                     \
+    void XF_BF_CAT(family, stage##_run)(const void *args, void *ctx);                                         \
+    void XF_BF_CAT(family, stage##_release)(void *ctx);
 #define XF_BF16_DECLARE_(family)                                                                              \
     XF_BF16_STAGES(XF_BF16_DECLARE_STAGE_, family)                                                            \
-    int xf_##family##_linear_prepare_pairs_swapped(const void *args, void **ctx);
+    int XF_BF_CAT(family, linear_prepare_pairs_swapped)(const void *args, void **ctx);
 #define XF_BF16_DECLARE(family) XF_BF16_DECLARE_(family) // family expanded first
 
 #endif

@@ -9,11 +9,11 @@
 #include "../isa/huge.h"
 
 typedef struct {
-    void *decode;     // few query rows: decode_attention.c's context, nothing else
+    void *decode;      // few query rows: decode_attention.c's context, nothing else
     const xf_simd_kernels *k;
-    float *kv;        // per (b,h): flash_kv_floats
+    float *kv;         // per (b,h): flash_kv_floats
     uint16_t *visible; // per b: flash_tiles
-    void **ws;        // per thread
+    void **ws;         // per thread
     size_t kv_floats;
     int tiles, threads;
 } flash_ctx;

@@ -25,6 +25,7 @@
 // reads unpacked.
 enum { BR = XF_GEMM_MR * (64 / XF_GEMM_MR), BC = XF_UK_ROWS_LDA };
 enum { BR_PAD = (BR + XF_GEMM_MR - 1) / XF_GEMM_MR * XF_GEMM_MR };
+_Static_assert(BC <= UINT16_MAX, "a tile's visible keys fit flash_visible_tiles' uint16_t");
 _Static_assert((int)XF_GEMM_MR <= (int)XV_W, "a panel's rescaling factors are one vector's exp");
 
 // The workspace of one query block (one per thread): one panel's score

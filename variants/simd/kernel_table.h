@@ -91,9 +91,9 @@ enum { XF_DOT_ROWS = 1 };
     X(void *, flash_ws_new, (int dk))                                                                          \
     X(void, flash_ws_free, (void *ws))                                                                         \
     X(void, flash_pack_head, (const xf_attention_args *a, int b, int h, float *kv))                            \
-    X(void, flash_visible_tiles, (const xf_attention_args *a, int b, uint16_t *visible))                        \
+    X(void, flash_visible_tiles, (const xf_attention_args *a, int b, uint16_t *visible))                       \
     X(void, flash_block,                                                                                       \
-      (const xf_attention_args *a, const float *kv, const uint16_t *visible, void *ws, int b, int h, int i0))   \
+      (const xf_attention_args *a, const float *kv, const uint16_t *visible, void *ws, int b, int h, int i0))  \
     X(void, linear_rows, (const xf_linear_args *a, int j0, int j1))                                            \
     X(void, attend_heads,                                                                                      \
       (const xf_attention_args *a, int b, int i, int j0, int j1, float *s, float *o, float *m, float *l))      \
